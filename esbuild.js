@@ -1,0 +1,41 @@
+// Builds every bundle: the CLI, the library, the extension host, its worker and the inspector webview.
+// `node esbuild.js` builds once; `--watch` rebuilds on change; `--production` minifies.
+const esbuild = require('esbuild');
+const fs = require('node:fs');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {import('esbuild').BuildOptions[]} */
+const targets = [
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: ['src/core/index.ts'], outfile: 'dist/lib.js', platform: 'node' },
+  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', external: ['vscode'] },
+  { entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', platform: 'node' },
+];
+
+const common = {
+  bundle: true,
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+};
+
+async function main() {
+  const builds = targets
+    .filter((t) => t.entryPoints.every((e) => fs.existsSync(e)))
+    .map((t) => ({ ...common, ...t }));
+  if (watch) {
+    await Promise.all(builds.map(async (b) => (await esbuild.context(b)).watch()));
+    return;
+  }
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  if (fs.existsSync('dist/cli.js')) fs.chmodSync('dist/cli.js', 0o755);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,181 @@
+/**
+ * The neutral model every format is read into: a context window of tool
+ * schemas and messages, with the generation boundary between what the model
+ * has consumed and what it has not. Every part remembers where in the source
+ * file it came from, so findings and fixes land on the file's own bytes.
+ */
+import type { JsonNode } from './json/parse';
+import type { SourceRange } from './text';
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** Which format a window was read from; rules with provider-specific positions read it. */
+export type FormatId =
+  | 'native'
+  | 'anthropic'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'claude-code'
+  | 'codex'
+  | 'inspect'
+  | 'otel'
+  | 'gemini'
+  | 'bedrock';
+
+/** A tool's schema as declared in the registry (`tools`). */
+export interface ToolSchema {
+  readonly name: string;
+  /** Version label, when the format has one (native trace `version`). */
+  readonly version?: string;
+  /** The declaration as written (rendered as-is: key order and numbers kept). */
+  readonly declaration: JsonNode;
+  /** The element of the `tools` array it came from. */
+  readonly source?: SourceRange;
+}
+
+export interface TextBlock {
+  readonly kind: 'text';
+  readonly text: string;
+  readonly source?: SourceRange;
+}
+
+/** A call the model made: `tool_use`, `tool_calls[i]`, `function_call`, … */
+export interface ToolCall {
+  readonly kind: 'tool_call';
+  readonly id: string;
+  readonly name: string;
+  /** The input as written: an object, or a string holding JSON (OpenAI `arguments`). */
+  readonly input: JsonNode | undefined;
+  /** The schema version the call was made against, when the format records it. */
+  readonly schemaVersion?: string;
+  /** The block / array element holding the call. */
+  readonly source?: SourceRange;
+  /** The id's string literal, where diagnostics on the id point. */
+  readonly idSource?: SourceRange;
+  /** The array the call is an element of (for whole-element edits). */
+  readonly container?: SourceRange;
+}
+
+/** A result handed back for a call: `tool_result`, a `tool` message, `function_call_output`, … */
+export interface ToolResult {
+  readonly kind: 'tool_result';
+  readonly callId: string;
+  /** Tool name, when the format repeats it on the result. */
+  readonly name?: string;
+  readonly content: JsonNode | undefined;
+  readonly isError?: boolean;
+  readonly source?: SourceRange;
+  readonly idSource?: SourceRange;
+  readonly container?: SourceRange;
+}
+
+/**
+ * Anything else the model reads that we do not interpret but must keep
+ * byte-exact: thinking with its signature, reasoning, images, compaction items.
+ */
+export interface OpaqueBlock {
+  readonly kind: 'opaque';
+  /** The provider's block type (`thinking`, `reasoning`, `image`, …). */
+  readonly type: string;
+  readonly value: JsonNode;
+  readonly source?: SourceRange;
+}
+
+export type Block = TextBlock | ToolCall | ToolResult | OpaqueBlock;
+
+export interface Message {
+  readonly role: Role;
+  readonly blocks: readonly Block[];
+  /** The array element (or line) the message came from. */
+  readonly source?: SourceRange;
+  /** The array the message is an element of (for whole-element edits). */
+  readonly container?: SourceRange;
+  /** True when this message marks elided history (a summary, a compaction item, our marker). */
+  readonly elision?: boolean;
+}
+
+/** Where the pairing of a window continues outside it (OpenAI Responses server state). */
+export interface ServerState {
+  readonly kind: 'previous_response_id' | 'conversation';
+  readonly id: string;
+  readonly source?: SourceRange;
+}
+
+/** One context window: what a model reads, and how much of it it has already read. */
+export interface ContextWindow {
+  readonly format: FormatId;
+  /** The active tool registry, in provider order. */
+  readonly tools: readonly ToolSchema[];
+  /**
+   * Every tool version this transcript has declared so far (native trace), so that
+   * historical calls stay resolvable. Undefined where the format has none: then
+   * every call in the window counts as referencing its schema.
+   */
+  readonly historicalTools?: readonly ToolSchema[];
+  readonly messages: readonly Message[];
+  /** How many leading messages the model has consumed (0..messages.length). */
+  readonly boundary: number;
+  /**
+   * A live window (native trace, session transcript): a call still pending at the
+   * frontier is not an orphan. A provider request body is not live: every call must
+   * already have its result.
+   */
+  readonly live: boolean;
+  readonly serverState?: ServerState;
+  /** The object (or line) the window was read from. */
+  readonly source?: SourceRange;
+  /** The `tools` array, when the window has one in the source. */
+  readonly toolsSource?: SourceRange;
+  /** The messages array (`messages`, `input`, `contents`), when the window has one. */
+  readonly messagesSource?: SourceRange;
+}
+
+/** Who proposed a rewrite. `self_edit` is untrusted; request logs and snapshots say `request` / `snapshot`. */
+export type RewriteSource = 'policy' | 'compaction' | 'self_edit' | 'runtime' | 'request' | 'snapshot';
+
+/** A proposed replacement of a window, judged against the state just before it. */
+export interface Rewrite {
+  readonly source: RewriteSource;
+  readonly before: ContextWindow;
+  readonly after: ContextWindow;
+  /** False when the trace records that the runtime did not apply it. */
+  readonly applied: boolean;
+  /** The event / line that proposed it. */
+  readonly range?: SourceRange;
+}
+
+/** A call with its result(s), as found in one window. */
+export interface ToolPair {
+  readonly id: string;
+  readonly call?: { readonly message: number; readonly block: number; readonly value: ToolCall };
+  readonly results: readonly { readonly message: number; readonly block: number; readonly value: ToolResult }[];
+}
+
+export function toolCalls(message: Message): ToolCall[] {
+  return message.blocks.filter((b): b is ToolCall => b.kind === 'tool_call');
+}
+
+export function toolResults(message: Message): ToolResult[] {
+  return message.blocks.filter((b): b is ToolResult => b.kind === 'tool_result');
+}
+
+/** Indexes the calls and results of a window by id, in order of appearance. */
+export function toolPairs(window: ContextWindow): Map<string, ToolPair> {
+  const pairs = new Map<string, { id: string; call?: ToolPair['call']; results: ToolPair['results'][number][] }>();
+  const entry = (id: string) => {
+    let pair = pairs.get(id);
+    if (!pair) pairs.set(id, (pair = { id, results: [] }));
+    return pair;
+  };
+  window.messages.forEach((message, m) =>
+    message.blocks.forEach((block, b) => {
+      if (block.kind === 'tool_call') {
+        const pair = entry(block.id);
+        if (!pair.call) pair.call = { message: m, block: b, value: block };
+      } else if (block.kind === 'tool_result') {
+        entry(block.callId).results.push({ message: m, block: b, value: block });
+      }
+    }),
+  );
+  return pairs;
+}

@@ -1,0 +1,68 @@
+/** Source positions: offsets in a file's text, and their line/column form. */
+
+/** A half-open range of UTF-16 offsets into a source file's text. */
+export interface SourceRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** 1-based line and column, as editors and the CLI show them. */
+export interface LineColumn {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** One line of a JSONL file, with where it starts in the whole file. */
+export interface SourceLine {
+  /** The line's text, without its line terminator. */
+  readonly text: string;
+  /** Offset of the line's first character in the file. */
+  readonly offset: number;
+  /** 0-based line number. */
+  readonly index: number;
+}
+
+/** Maps offsets to line/column. Built once per text, or fed line by line while streaming. */
+export class LineIndex {
+  private readonly starts: number[] = [0];
+
+  static of(text: string): LineIndex {
+    const index = new LineIndex();
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) index.starts.push(i + 1);
+    return index;
+  }
+
+  /** Records that a line starts at `offset` (streaming use; offsets must increase). */
+  addLineStart(offset: number): void {
+    const last = this.starts[this.starts.length - 1] ?? 0;
+    if (offset > last) this.starts.push(offset);
+  }
+
+  /** The 1-based line/column of an offset. */
+  position(offset: number): LineColumn {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.starts[mid] ?? 0) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - (this.starts[lo] ?? 0) + 1 };
+  }
+}
+
+/** Splits a text into lines (LF or CRLF), keeping each line's offset. */
+export function* splitLines(text: string): Generator<SourceLine> {
+  let offset = 0;
+  let index = 0;
+  while (offset <= text.length) {
+    const nl = text.indexOf('\n', offset);
+    const end = nl === -1 ? text.length : nl;
+    const contentEnd = end > offset && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    if (nl === -1 && offset === text.length) return;
+    yield { text: text.slice(offset, contentEnd), offset, index };
+    if (nl === -1) return;
+    offset = nl + 1;
+    index++;
+  }
+}

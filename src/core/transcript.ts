@@ -1,0 +1,37 @@
+/**
+ * What a format adapter produces: a stream of windows, rewrite steps and
+ * findings of its own (bad lines, skipped records). Streamed so a 100 MB
+ * request log is checked one line at a time.
+ */
+import type { Finding } from './findings';
+import type { ContextWindow, FormatId, Rewrite } from './model';
+import type { SourceLine } from './text';
+
+export type TranscriptEvent =
+  /** A window to check as a whole (a single request, a snapshot, the trace's last state). */
+  | { readonly kind: 'window'; readonly window: ContextWindow }
+  /** A rewrite, judged against the window just before it. */
+  | { readonly kind: 'step'; readonly rewrite: Rewrite }
+  /** Something the adapter itself found: `invalid-json`, `record-skipped`, … */
+  | { readonly kind: 'finding'; readonly finding: Finding };
+
+/** The file as an adapter reads it: lines for JSONL, the whole text for JSON, bytes for zips. */
+export interface TranscriptInput {
+  readonly file: string;
+  lines(): Iterable<SourceLine>;
+  text(): string;
+  bytes(): Uint8Array;
+}
+
+export interface FormatAdapter {
+  readonly id: FormatId;
+  /** Human name, for hints and docs. */
+  readonly label: string;
+  /**
+   * Cheap content sniff on the first bytes of the file (up to 64 KiB; for JSONL
+   * its first lines). Never parses the whole file.
+   */
+  sniff(head: string): boolean;
+  /** Reads the file. Bad input becomes findings, never an exception. */
+  read(input: TranscriptInput): Iterable<TranscriptEvent>;
+}
