@@ -1,0 +1,65 @@
+/**
+ * Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`).
+ *
+ * The context the model saw is rebuilt along the active branch of the
+ * `uuid`/`parentUuid` tree (see `claude-code/tree.ts`). Each compaction
+ * (`compact_boundary` + the `isCompactSummary` user line, the elision marker)
+ * and each rewind to an earlier message is a step; the last window is the
+ * session's current context. Session windows are live: a call still pending
+ * at the frontier is not an orphan. See docs/formats.md.
+ */
+import type { ContextWindow, Message, RewriteSource } from '../model';
+import type { SourceRange } from '../text';
+import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
+import { readRecords } from './claude-code/records';
+import { walkSession, type Rewind } from './claude-code/tree';
+import { consumedBoundary, findingEvent, headMatches } from './wild/common';
+
+export const claudeCodeAdapter: FormatAdapter = {
+  id: 'claude-code',
+  label: 'Claude Code session JSONL',
+  sniff: (head) =>
+    headMatches(
+      head,
+      /"parentUuid"\s*:\s*(null|")[^\n]*"(sessionId|isSidechain|userType)"\s*:/,
+      /"(sessionId|isSidechain|userType)"\s*:[^\n]*"parentUuid"\s*:\s*(null|")/,
+      /^\s*\{\s*"type"\s*:\s*"summary"\s*,\s*"summary"\s*:[^\n]*"leafUuid"\s*:/m,
+      /^\s*\{\s*"type"\s*:\s*"file-history-snapshot"\s*,/m,
+    ),
+  read: readClaudeCode,
+};
+
+function* readClaudeCode(input: TranscriptInput): Generator<TranscriptEvent> {
+  const { records, findings } = readRecords(input);
+  for (const f of findings) yield findingEvent(f);
+  const rewinds: Rewind[] = [];
+  const final = walkSession(records, (rewind) => rewinds.push(rewind));
+  let lastWindow: Message[] | undefined;
+  for (const rewind of rewinds) {
+    const before = sessionWindow(rewind.before);
+    if (rewind.before !== lastWindow && rewind.before.length > 0) yield { kind: 'window', window: before };
+    const source: RewriteSource = rewind.kind === 'compaction' ? 'compaction' : 'runtime';
+    yield { kind: 'step', rewrite: { source, before, after: sessionWindow(rewind.after), applied: true, range: rewind.range } };
+    lastWindow = rewind.after as Message[];
+  }
+  yield { kind: 'window', window: sessionWindow(final) };
+}
+
+function sessionWindow(messages: readonly Message[]): ContextWindow {
+  return {
+    format: 'claude-code',
+    tools: [],
+    messages,
+    boundary: consumedBoundary(messages),
+    live: true,
+    source: spanOf(messages),
+  };
+}
+
+function spanOf(messages: readonly Message[]): SourceRange | undefined {
+  const first = messages.find((m) => m.source)?.source;
+  if (!first) return undefined;
+  let end = first.end;
+  for (const m of messages) if (m.source && m.source.end > end) end = m.source.end;
+  return { start: first.start, end };
+}

@@ -1,0 +1,109 @@
+/**
+ * Classifies the lines of a Claude Code session file. Only `user` and
+ * `assistant` lines are messages; `progress` and `system` lines sit in the
+ * `parentUuid` chain and are walked through; `compact_boundary` cuts the
+ * chain; UI-only records (`file-history-snapshot`, `queue-operation`, legacy
+ * `summary` titles) are dropped silently; unknown types are reported as
+ * `record-skipped` info.
+ */
+import type { Finding } from '../../findings';
+import { prop, propString, type JsonNode } from '../../json/parse';
+import type { SourceRange } from '../../text';
+import type { TranscriptInput } from '../../transcript';
+import { parseJsonLines } from '../wild/common';
+import { finding } from '../../findings';
+import { onlyToolResults } from './blocks';
+
+export type RecordKind = 'message' | 'transparent' | 'boundary' | 'ignored';
+
+export interface CcRecord {
+  /** Order in the file (0-based among parsed lines). */
+  readonly index: number;
+  readonly node: JsonNode;
+  readonly range: SourceRange;
+  readonly kind: RecordKind;
+  readonly type: string;
+  readonly uuid?: string;
+  /** `null` in the file → null; absent → undefined. */
+  readonly parentUuid?: string | null;
+  readonly sidechain: boolean;
+  readonly role?: 'user' | 'assistant';
+  /** `message.id` of assistant lines: one API response may span several lines. */
+  readonly messageId?: string;
+  readonly content?: JsonNode;
+  readonly compactSummary: boolean;
+  readonly toolResultsOnly: boolean;
+}
+
+/** Records that are never part of the model's context and are skipped without a finding. */
+const UI_ONLY = new Set(['file-history-snapshot', 'queue-operation', 'summary', 'custom-title', 'tag', 'agent-name', 'last-prompt']);
+
+/** Record types this reader interprets (messages, or lines it walks through). */
+const MODEL_TYPES = new Set(['user', 'assistant', 'system', 'progress']);
+
+export interface ReadRecords {
+  readonly records: CcRecord[];
+  readonly findings: Finding[];
+}
+
+/** Reads every line; bad JSON and unknown record types become findings. */
+export function readRecords(input: TranscriptInput): ReadRecords {
+  const records: CcRecord[] = [];
+  const findings: Finding[] = [];
+  for (const line of parseJsonLines(input)) {
+    if (!line.ok) {
+      findings.push(line.finding);
+      continue;
+    }
+    const record = classify(line.node, line.range, records.length);
+    if (!UI_ONLY.has(record.type) && !MODEL_TYPES.has(record.type)) {
+      findings.push(finding('record-skipped', line.range, `Skipped a Claude Code record of type "${record.type || '?'}": not part of the model's context as far as this reader knows`));
+    }
+    records.push(record);
+  }
+  return { records, findings };
+}
+
+function classify(node: JsonNode, range: SourceRange, index: number): CcRecord {
+  const type = propString(node, 'type') ?? '';
+  const parent = prop(node, 'parentUuid');
+  const sidechainNode = prop(node, 'isSidechain');
+  const base = {
+    index,
+    node,
+    range,
+    type,
+    uuid: propString(node, 'uuid'),
+    parentUuid: parent?.type === 'string' ? parent.value : parent?.type === 'null' ? null : undefined,
+    sidechain: sidechainNode?.type === 'boolean' && sidechainNode.value,
+    compactSummary: isTrue(node, 'isCompactSummary'),
+    toolResultsOnly: false,
+  };
+  if ((type === 'user' || type === 'assistant') && prop(node, 'message')?.type === 'object' && !isTrue(node, 'isApiErrorMessage')) {
+    const message = prop(node, 'message');
+    const content = prop(message, 'content');
+    return {
+      ...base,
+      kind: 'message',
+      role: type,
+      messageId: type === 'assistant' ? propString(message, 'id') : undefined,
+      content,
+      toolResultsOnly: type === 'user' && onlyToolResults(content),
+    };
+  }
+  if (type === 'system' && propString(node, 'subtype') === 'compact_boundary') return { ...base, kind: 'boundary' };
+  if (type === 'progress' || type === 'system' || type === 'user' || type === 'assistant') return { ...base, kind: 'transparent' };
+  return { ...base, kind: base.uuid && !UI_ONLY.has(type) ? 'transparent' : 'ignored' };
+}
+
+function isTrue(node: JsonNode, key: string): boolean {
+  const value = prop(node, key);
+  return value?.type === 'boolean' && value.value;
+}
+
+/** The uuids listed in a boundary's `compactMetadata.preservedMessages.uuids`. */
+export function preservedUuids(boundary: CcRecord | undefined): string[] {
+  const list = prop(prop(prop(boundary?.node, 'compactMetadata'), 'preservedMessages'), 'uuids');
+  if (list?.type !== 'array') return [];
+  return list.items.flatMap((item) => (item.type === 'string' ? [item.value] : []));
+}

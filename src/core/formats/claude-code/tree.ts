@@ -1,0 +1,200 @@
+/**
+ * Rebuilds the context a Claude Code model saw from the `uuid`/`parentUuid`
+ * tree, in file order, and notices every place the active context was
+ * rewritten (a compaction, a rewind to an earlier message).
+ *
+ * Lines are grouped into units: all assistant lines sharing `message.id` are
+ * one model output; all user lines holding only `tool_result` blocks that hang
+ * off one model output are one results unit (parallel calls write their results
+ * as sibling lines, so a plain parent walk would lose some of them). The active
+ * context is the unit path from the root to the newest unit.
+ */
+import type { Message } from '../../model';
+import type { SourceRange } from '../../text';
+import { anthropicBlocks } from './blocks';
+import { preservedUuids, type CcRecord } from './records';
+
+export interface Unit {
+  readonly role: 'user' | 'assistant';
+  readonly lines: CcRecord[];
+  readonly parent: Unit | undefined;
+  /** For a results unit: the model output it answers. */
+  readonly answers?: Unit;
+  /** The compaction summary: marks elided history. */
+  readonly elision: boolean;
+  /** Messages a compaction kept after its summary (`compactMetadata.preservedMessages`). */
+  readonly preserved?: readonly CcRecord[][];
+}
+
+/** A place where the active context was replaced rather than extended. */
+export interface Rewind {
+  readonly kind: 'compaction' | 'branch';
+  readonly before: readonly Message[];
+  readonly after: readonly Message[];
+  readonly range: SourceRange;
+}
+
+/** Walks the records in file order; calls `onRewind` at each rewrite, returns the final context. */
+export function walkSession(records: readonly CcRecord[], onRewind: (rewind: Rewind) => void): readonly Message[] {
+  const state = new SessionState(records);
+  for (const record of records) state.add(record, onRewind);
+  return state.leaf ? messagesOf(state.leaf) : [];
+}
+
+class SessionState {
+  leaf: Unit | undefined;
+  /** For every uuid seen: the unit it resolves to (transparent lines resolve to their parent's unit). */
+  private readonly effective = new Map<string, Unit | undefined>();
+  private readonly groups = new Map<string, Unit>();
+  private readonly results = new Map<Unit, Unit>();
+  private boundary: CcRecord | undefined;
+  private readonly includeSidechains: boolean;
+
+  constructor(private readonly records: readonly CcRecord[]) {
+    this.includeSidechains = !records.some((r) => r.kind === 'message' && !r.sidechain);
+  }
+
+  add(record: CcRecord, onRewind: (rewind: Rewind) => void): void {
+    if (record.sidechain && !this.includeSidechains) return;
+    if (record.kind === 'boundary') {
+      this.boundary = record;
+      if (record.uuid) this.effective.set(record.uuid, undefined);
+      return;
+    }
+    if (record.kind === 'transparent') {
+      if (record.uuid) this.effective.set(record.uuid, this.parentOf(record));
+      return;
+    }
+    if (record.kind === 'message') this.addMessage(record, onRewind);
+  }
+
+  private parentOf(record: CcRecord): Unit | undefined {
+    if (record.parentUuid === null) return undefined;
+    if (record.parentUuid !== undefined && this.effective.has(record.parentUuid)) return this.effective.get(record.parentUuid);
+    // A parent outside the file (an excerpt, a side-chain's parent session) continues the current branch.
+    return this.leaf;
+  }
+
+  private addMessage(record: CcRecord, onRewind: (rewind: Rewind) => void): void {
+    const parent = this.parentOf(record);
+    const existing = this.joinExisting(record, parent);
+    if (existing) {
+      if (record.uuid) this.effective.set(record.uuid, existing);
+      return;
+    }
+    const unit = this.newUnit(record, parent);
+    if (record.uuid) this.effective.set(record.uuid, unit);
+    this.noticeRewind(unit, record, onRewind);
+    this.leaf = unit;
+  }
+
+  /** An assistant line of a model output already seen, or a tool-result line of a results unit. */
+  private joinExisting(record: CcRecord, parent: Unit | undefined): Unit | undefined {
+    if (record.role === 'assistant' && record.messageId) {
+      const group = this.groups.get(record.messageId);
+      if (group) group.lines.push(record);
+      return group;
+    }
+    if (record.role === 'user' && record.toolResultsOnly && parent) {
+      const output = parent.role === 'assistant' ? parent : parent.answers;
+      const unit = output && this.results.get(output);
+      if (unit) unit.lines.push(record);
+      return unit;
+    }
+    return undefined;
+  }
+
+  private newUnit(record: CcRecord, parent: Unit | undefined): Unit {
+    const role = record.role ?? 'user';
+    const answers = role === 'user' && record.toolResultsOnly && parent?.role === 'assistant' ? parent : undefined;
+    const summary = record.compactSummary || (this.boundary !== undefined && parent === undefined);
+    const unit: Unit = {
+      role,
+      lines: [record],
+      parent,
+      answers,
+      elision: record.compactSummary,
+      preserved: summary ? this.preserved(this.boundary) : undefined,
+    };
+    if (role === 'assistant' && record.messageId) this.groups.set(record.messageId, unit);
+    if (answers) this.results.set(answers, unit);
+    return unit;
+  }
+
+  private noticeRewind(unit: Unit, record: CcRecord, onRewind: (rewind: Rewind) => void): void {
+    const previous = this.leaf;
+    const boundary = this.boundary;
+    if (unit.parent === undefined && (boundary || record.compactSummary)) {
+      this.boundary = undefined;
+      const start = (boundary ?? record).range.start;
+      onRewind({ kind: 'compaction', before: previous ? messagesOf(previous) : [], after: messagesOf(unit), range: { start, end: record.range.end } });
+      return;
+    }
+    if (previous && unit.parent !== previous) {
+      onRewind({ kind: 'branch', before: messagesOf(previous), after: messagesOf(unit), range: record.range });
+    }
+  }
+
+  /** The preserved messages a boundary lists, as line groups (an assistant output may span lines). */
+  private preserved(boundary: CcRecord | undefined): CcRecord[][] {
+    const wanted = new Set(preservedUuids(boundary));
+    if (wanted.size === 0) return [];
+    const out: CcRecord[][] = [];
+    const byId = new Map<string, CcRecord[]>();
+    for (const r of this.records) {
+      if (r.kind !== 'message' || !r.uuid || !wanted.has(r.uuid)) continue;
+      const group = r.messageId ? byId.get(r.messageId) : undefined;
+      if (group) group.push(r);
+      else {
+        const lines = [r];
+        if (r.messageId) byId.set(r.messageId, lines);
+        out.push(lines);
+      }
+    }
+    return out;
+  }
+}
+
+/** The messages of the path from the root to `leaf`, with preserved segments after their summary. */
+export function messagesOf(leaf: Unit): Message[] {
+  const path: Unit[] = [];
+  for (let u: Unit | undefined = leaf; u; u = u.parent) path.push(u);
+  path.reverse();
+  const onPath = new Set(path.flatMap((u) => u.lines.map((l) => l.uuid)));
+  const groups: { role: 'user' | 'assistant'; lines: readonly CcRecord[]; elision: boolean }[] = [];
+  for (const unit of path) {
+    groups.push(unit);
+    for (const lines of unit.preserved ?? []) {
+      if (!lines.some((l) => onPath.has(l.uuid))) groups.push({ role: lines[0]?.role ?? 'user', lines, elision: false });
+    }
+  }
+  return mergeUsers(groups.map(toMessage));
+}
+
+function toMessage(group: { role: 'user' | 'assistant'; lines: readonly CcRecord[]; elision: boolean }): Message {
+  const blocks = group.lines.flatMap((l) => anthropicBlocks(l.content));
+  const first = group.lines[0];
+  const source = first ? { start: first.range.start, end: Math.max(...group.lines.map((l) => l.range.end)) } : undefined;
+  return group.elision ? { role: group.role, blocks, source, elision: true } : { role: group.role, blocks, source };
+}
+
+/** Consecutive user lines reach the API as one user message (the summary marker stays on its own). */
+function mergeUsers(messages: Message[]): Message[] {
+  const out: Message[] = [];
+  for (const message of messages) {
+    const last = out[out.length - 1];
+    if (last && last.role === 'user' && message.role === 'user' && !last.elision && !message.elision) {
+      out[out.length - 1] = {
+        role: 'user',
+        blocks: [...last.blocks, ...message.blocks],
+        source: span(last.source, message.source),
+      };
+    } else out.push(message);
+  }
+  return out;
+}
+
+function span(a: SourceRange | undefined, b: SourceRange | undefined): SourceRange | undefined {
+  if (!a || !b) return a ?? b;
+  return { start: Math.min(a.start, b.start), end: Math.max(a.end, b.end) };
+}

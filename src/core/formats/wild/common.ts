@@ -1,0 +1,104 @@
+/**
+ * Small helpers shared by the adapters for agent session formats from the wild
+ * (Claude Code, Codex, Inspect, OTel/Langfuse, Gemini, Bedrock): reading JSONL
+ * lines into positioned JSON, turning parse errors into located findings, and
+ * building neutral blocks with their source ranges.
+ */
+import { finding, type Finding } from '../../findings';
+import type { Block, Message, Role } from '../../model';
+import { parseJson, prop, type JsonArray, type JsonNode, type JsonString } from '../../json/parse';
+import type { SourceRange, SourceLine } from '../../text';
+import type { TranscriptEvent, TranscriptInput } from '../../transcript';
+
+/** One parsed JSONL line, or the finding for a line that did not parse. */
+export type ParsedLine =
+  | { readonly ok: true; readonly node: JsonNode; readonly line: SourceLine; readonly range: SourceRange }
+  | { readonly ok: false; readonly finding: Finding; readonly line: SourceLine };
+
+/** The range of a line's text (without its terminator). */
+export function lineRange(line: SourceLine): SourceRange {
+  return { start: line.offset, end: line.offset + line.text.length };
+}
+
+/** The range of a node; undefined for nodes made in code (offset -1). */
+export function rangeOf(node: JsonNode | undefined): SourceRange | undefined {
+  if (!node || node.start < 0) return undefined;
+  return { start: node.start, end: node.end };
+}
+
+/** An `invalid-json` finding at the parse error's offset, one character wide (or empty at the end). */
+export function invalidJson(message: string, offset: number, limit: number, where = ''): Finding {
+  const end = Math.min(offset + 1, Math.max(limit, offset));
+  return finding('invalid-json', { start: offset, end }, `${where}${message}`);
+}
+
+/** Parses every non-blank line of a JSONL input; bad lines become `invalid-json` findings. */
+export function* parseJsonLines(input: TranscriptInput): Generator<ParsedLine> {
+  for (const line of input.lines()) {
+    if (line.text.trim() === '') continue;
+    const parsed = parseJson(line.text, line.offset);
+    const range = lineRange(line);
+    if (parsed.ok) yield { ok: true, node: parsed.node, line, range };
+    else yield { ok: false, line, finding: invalidJson(parsed.error.message, parsed.error.offset, range.end) };
+  }
+}
+
+export function findingEvent(f: Finding): TranscriptEvent {
+  return { kind: 'finding', finding: f };
+}
+
+/** A `record-skipped` info finding for a record type the adapter does not know. */
+export function skipped(range: SourceRange, what: string): TranscriptEvent {
+  return findingEvent(finding('record-skipped', range, `Skipped ${what}: not part of the model's context as far as this reader knows`));
+}
+
+export function asArray(node: JsonNode | undefined): JsonArray | undefined {
+  return node?.type === 'array' ? node : undefined;
+}
+
+export function asString(node: JsonNode | undefined): JsonString | undefined {
+  return node?.type === 'string' ? node : undefined;
+}
+
+/** A text block from a string node. */
+export function textBlock(node: JsonString): Block {
+  return { kind: 'text', text: node.value, source: rangeOf(node) };
+}
+
+/** The index just past the last assistant message: the model has read everything before its last output. */
+export function consumedBoundary(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'assistant') return i + 1;
+  return 0;
+}
+
+/** Maps provider role names onto the neutral roles (`developer` reads as system, `model` as assistant). */
+export function neutralRole(role: string | undefined, fallback: Role = 'user'): Role {
+  switch (role) {
+    case 'system':
+    case 'developer':
+      return 'system';
+    case 'assistant':
+    case 'model':
+    case 'ai':
+      return 'assistant';
+    case 'tool':
+    case 'function':
+    case 'ipython':
+      return 'tool';
+    case 'user':
+    case 'human':
+      return 'user';
+    default:
+      return fallback;
+  }
+}
+
+/** The string literal of an id property, for `idSource`. */
+export function idRange(node: JsonNode | undefined, key: string): SourceRange | undefined {
+  return rangeOf(asString(prop(node, key)));
+}
+
+/** True when any of the patterns matches the head (cheap sniff helper). */
+export function headMatches(head: string, ...patterns: RegExp[]): boolean {
+  return patterns.some((p) => p.test(head));
+}
