@@ -1,0 +1,186 @@
+/**
+ * The inspector's message protocol: the ONE module shared by the extension
+ * host (`src/extension/inspector/`) and the webview (`webview/`). Plain data
+ * only (structured-cloneable). The host sends engine results; the webview never
+ * parses a transcript.
+ *
+ * Handshake: the webview posts `ready` (with the step it restored from its
+ * state, if any); the host answers with a full `snapshot`. Afterwards the host
+ * sends `snapshot` when the report or the transcript changes and `step` when
+ * only the selected step changes.
+ *
+ * Texts shown in the diff are the engine's rendered bytes with a line break
+ * inserted before every tool, message and block (display only); every offset in
+ * a `PaneText` is an offset into that display text.
+ */
+import type { Decision, RuleId, Severity } from '../core/findings';
+import type { RewriteSource } from '../core/model';
+import type { SourceRange } from '../core/text';
+
+export const PROTOCOL_VERSION = 1;
+
+export const VIEW_TYPE = 'prefixLens.inspector';
+
+/** Whether a call/result has its partner in this window. */
+export type PairState = 'paired' | 'orphan-call' | 'orphan-result' | 'pending';
+
+/** One rendered tool / message / block of a pane, in display offsets. */
+export interface PaneSegment {
+  readonly start: number;
+  readonly end: number;
+  readonly kind: 'tool' | 'message' | 'block';
+  /** 0-based message index, for messages and blocks. */
+  readonly message?: number;
+  /** Set on tool calls and results. */
+  readonly callId?: string;
+  readonly role?: 'call' | 'result';
+  /** Index into the pair colour palette; equal for a call and its result, on both sides. */
+  readonly colour?: number;
+  readonly state?: PairState;
+  /** Says what is missing (orphan) or awaited (pending); shown next to the segment. */
+  readonly label?: string;
+}
+
+/** One side of the diff. */
+export interface PaneText {
+  readonly text: string;
+  /** Display offset just past the consumed prefix. */
+  readonly boundaryOffset: number;
+  /** Consumed messages. */
+  readonly boundaryMessages: number;
+  /** Tokens in the consumed prefix; undefined when not counted for this side. */
+  readonly boundaryTokens?: number;
+  readonly messageCount: number;
+  /** Sorted by start. */
+  readonly segments: readonly PaneSegment[];
+}
+
+/** A finding as the panel lists it. */
+export interface FindingView {
+  readonly rule: RuleId;
+  readonly severity: Severity;
+  readonly message: string;
+  /** Range in the transcript file (UTF-16 offsets), sent back in `reveal`. */
+  readonly range: SourceRange;
+  /** 1-based line / column of the range start in the transcript. */
+  readonly line: number;
+  readonly column: number;
+  readonly step?: number;
+  readonly toolCallId?: string;
+}
+
+export interface CacheImpactView {
+  readonly consumedTokens: number;
+  readonly invalidatedTokens: number;
+}
+
+/** A step in the timeline. */
+export interface StepSummary {
+  /** 1-based. */
+  readonly index: number;
+  readonly decision: Decision;
+  readonly source: RewriteSource;
+  /** The model proposed it itself (self-edit): judged as untrusted. */
+  readonly untrusted: boolean;
+  readonly applied: boolean;
+  readonly rules: readonly RuleId[];
+  readonly cacheImpact: CacheImpactView;
+}
+
+/** The planned whole-pair compaction of an aborting step. */
+export interface FixPreview {
+  readonly title: string;
+  readonly description: string;
+  /** The fixed window's re-judged decision (never abort). */
+  readonly decision: Decision;
+  readonly after: PaneText;
+}
+
+/** Everything the diff and the banner show for the current step. */
+export interface StepDetail {
+  readonly step: StepSummary;
+  /** The consumed prefix as the model saw it (the window before the rewrite). */
+  readonly before: PaneText;
+  /** The proposed rewrite. */
+  readonly after: PaneText;
+  /** Display offset of the first changed byte inside the consumed prefix, if any. */
+  readonly breakOffset?: number;
+  /** This step's findings: the reasons of its decision. */
+  readonly findings: readonly FindingView[];
+  readonly fix?: FixPreview;
+  /** Why the diff is empty, when the report kept no rewrite for this step. */
+  readonly unavailable?: string;
+}
+
+export interface Snapshot {
+  readonly protocol: typeof PROTOCOL_VERSION;
+  /** The transcript's path, for the title. */
+  readonly file: string;
+  readonly format: string;
+  /** e.g. "o200k_base (approximate)". */
+  readonly tokenizer?: string;
+  readonly steps: readonly StepSummary[];
+  /** Findings not tied to a step (window-level), capped; see `findingsTotal`. */
+  readonly windowFindings: readonly FindingView[];
+  readonly findingsTotal: number;
+  /** The selected step (1-based), undefined when the transcript has no step. */
+  readonly selected?: number;
+  readonly detail?: StepDetail;
+}
+
+/** Host → webview. */
+export type HostMessage =
+  | { readonly type: 'snapshot'; readonly snapshot: Snapshot }
+  | { readonly type: 'step'; readonly selected: number; readonly detail: StepDetail }
+  | { readonly type: 'empty'; readonly reason: string }
+  | { readonly type: 'fixResult'; readonly step: number; readonly applied: boolean; readonly message: string };
+
+/** Webview → host. */
+export type WebviewMessage =
+  | { readonly type: 'ready'; readonly protocol: number; readonly restoredStep?: number }
+  | { readonly type: 'selectStep'; readonly step: number }
+  | { readonly type: 'reveal'; readonly range: SourceRange }
+  | { readonly type: 'applyFix'; readonly step: number };
+
+/** What the webview keeps in `vscode.setState` (and the serializer restores). */
+export interface InspectorState {
+  readonly file?: string;
+  readonly step?: number;
+  readonly previewFix?: boolean;
+}
+
+/** Compile-time exhaustiveness: every `switch` on a message type ends with this. */
+export function assertNever(value: never, what = 'message'): never {
+  throw new Error(`Unexpected ${what}: ${JSON.stringify(value)}`);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** Validates a message from the webview (untrusted input) before the host acts on it. */
+export function parseWebviewMessage(value: unknown): WebviewMessage | undefined {
+  if (!isRecord(value)) return undefined;
+  switch (value.type) {
+    case 'ready':
+      if (typeof value.protocol !== 'number') return undefined;
+      return isCount(value.restoredStep)
+        ? { type: 'ready', protocol: value.protocol, restoredStep: value.restoredStep }
+        : { type: 'ready', protocol: value.protocol };
+    case 'selectStep':
+    case 'applyFix':
+      return isCount(value.step) ? { type: value.type, step: value.step } : undefined;
+    case 'reveal': {
+      const range = value.range;
+      if (!isRecord(range) || !isCount(range.start) || !isCount(range.end) || range.end < range.start) return undefined;
+      return { type: 'reveal', range: { start: range.start, end: range.end } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Validates a message from the host; the webview ignores anything else. */
+export function isHostMessage(value: unknown): value is HostMessage {
+  if (!isRecord(value)) return false;
+  return value.type === 'snapshot' || value.type === 'step' || value.type === 'empty' || value.type === 'fixResult';
+}
