@@ -1,0 +1,132 @@
+/**
+ * OpenAI Chat Completions request bodies (`POST /v1/chat/completions`, and the
+ * many OpenAI-compatible endpoints) and logs of them.
+ *
+ * `messages[i]` becomes one message each (system / developer → system). An
+ * assistant's `tool_calls[j]` become calls whose input is the `arguments` string
+ * as written; a `role:"tool"` message becomes one result for its `tool_call_id`.
+ * Only what the model reads is kept: `content: null`, an absent `content`,
+ * `refusal: null` and `annotations` all read alike, so replaying a response
+ * without them is still byte-identical. Any other non-empty field of a message
+ * (`name`, `refusal`, `audio`, `reasoning_content`, a Gemini `thought_signature`
+ * or `extra_content`) is kept byte-exact as an opaque block, in key order, so
+ * dropping one from a consumed message is a visible change.
+ */
+import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
+import { prop } from '../json/parse';
+import type { Block, ContextWindow, Message, ToolCall, ToolSchema } from '../model';
+import type { FormatAdapter } from '../transcript';
+import { asArray, asObject, asString, hasContent, neutralRole, partsToBlocks, rangeOf, stripCacheControl } from './provider-common';
+import { classifyProviderHead } from './provider-sniff';
+import type { ParsedRequest, ProviderCodec } from './request-log';
+import { readRequestLog } from './request-log';
+
+export const openaiChatCodec: ProviderCodec = {
+  format: 'openai-chat',
+  label: 'OpenAI Chat Completions',
+  isRequest: (body) => asArray(prop(body, 'messages')) !== undefined && prop(body, 'contents') === undefined,
+  readRequest: readChatRequest,
+  readResponse: readChatResponse,
+};
+
+export const openaiChatAdapter: FormatAdapter = {
+  id: 'openai-chat',
+  label: 'OpenAI Chat Completions request bodies',
+  sniff: (head) => classifyProviderHead(head) === 'openai-chat',
+  read: (input) => readRequestLog(input, openaiChatCodec),
+};
+
+export function readChatRequest(body: JsonObject): ParsedRequest {
+  const toolsNode = asArray(prop(body, 'tools'));
+  const functionsNode = asArray(prop(body, 'functions'));
+  const messagesNode = asArray(prop(body, 'messages'));
+  const messages = (messagesNode?.items ?? []).map((item) => readChatMessage(item, messagesNode));
+  const window: ContextWindow = {
+    format: 'openai-chat',
+    tools: [...(toolsNode?.items ?? []), ...(functionsNode?.items ?? [])].map(readTool),
+    messages,
+    boundary: messages.length,
+    live: false,
+    source: rangeOf(body),
+    toolsSource: rangeOf(toolsNode ?? functionsNode),
+    messagesSource: rangeOf(messagesNode),
+  };
+  return { window, preamble: 0 };
+}
+
+/** `choices[0].message` of a logged response; [] when there is none. */
+export function readChatResponse(body: JsonNode | undefined): Message[] {
+  const choice = asArray(prop(body, 'choices'))?.items[0];
+  const message = asObject(prop(choice, 'message'));
+  return message ? [readChatMessage(message, undefined)] : [];
+}
+
+function readTool(node: JsonNode): ToolSchema {
+  const type = asString(prop(node, 'type'));
+  const inner = prop(node, type ?? 'function') ?? prop(node, 'function');
+  const name = asString(prop(inner, 'name')) ?? asString(prop(node, 'name')) ?? type ?? '';
+  return { name, declaration: node, source: rangeOf(node) };
+}
+
+/** Fields that are read structurally, or that the model never reads (`annotations`: response metadata). */
+const STRUCTURAL_KEYS = ['role', 'content', 'tool_calls', 'tool_call_id', 'annotations'];
+
+/** One element of `messages` (or a response's message). */
+export function readChatMessage(node: JsonNode, container: JsonArray | undefined): Message {
+  const role = neutralRole(asString(prop(node, 'role')), 'user');
+  const message = asObject(node);
+  const base = { role, source: rangeOf(node), container: rangeOf(container) };
+  if (!message) return { ...base, blocks: [{ kind: 'opaque', type: node.type, value: node, source: rangeOf(node) }] };
+  if (asString(prop(message, 'role')) === 'tool') return { ...base, blocks: [toolResult(message, container)] };
+  const blocks: Block[] = [...contentBlocks(prop(message, 'content')), ...extraBlocks(message)];
+  const calls = asArray(prop(message, 'tool_calls'));
+  for (const call of calls?.items ?? []) blocks.push(toolCall(call, calls));
+  return { ...base, blocks };
+}
+
+function contentBlocks(content: JsonNode | undefined): Block[] {
+  if (content?.type === 'string') return content.value === '' ? [] : [{ kind: 'text', text: content.value, source: rangeOf(content) }];
+  if (content?.type === 'array') return partsToBlocks(content, ['text']);
+  return [];
+}
+
+/** Every other non-empty field, as opaque blocks in key order (source key order varies between writers). */
+function extraBlocks(message: JsonObject): Block[] {
+  return message.properties
+    .filter((p) => !STRUCTURAL_KEYS.includes(p.key) && hasContent(p.value))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((p): Block => {
+      // Keep the key with the value, so the field it came from is part of the rendered bytes.
+      const value: JsonNode = { type: 'object', start: p.keyStart, end: p.value.end, properties: [p] };
+      return { kind: 'opaque', type: p.key, value, source: rangeOf(value) };
+    });
+}
+
+function toolCall(node: JsonNode, container: JsonArray | undefined): ToolCall {
+  const id = prop(node, 'id');
+  const type = asString(prop(node, 'type')) ?? 'function';
+  const inner = prop(node, type) ?? prop(node, 'function');
+  return {
+    kind: 'tool_call',
+    id: asString(id) ?? '',
+    name: asString(prop(inner, 'name')) ?? '',
+    input: prop(inner, 'arguments') ?? prop(inner, 'input'),
+    source: rangeOf(node),
+    idSource: rangeOf(id),
+    container: rangeOf(container),
+  };
+}
+
+function toolResult(message: JsonObject, container: JsonArray | undefined): Block {
+  const id = prop(message, 'tool_call_id');
+  const content = prop(message, 'content');
+  return {
+    kind: 'tool_result',
+    callId: asString(id) ?? '',
+    name: asString(prop(message, 'name')),
+    content: content && stripCacheControl(content),
+    source: rangeOf(message),
+    idSource: rangeOf(id),
+    container: rangeOf(container),
+  };
+}

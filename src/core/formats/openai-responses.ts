@@ -1,0 +1,173 @@
+/**
+ * OpenAI Responses API request bodies (`POST /v1/responses`) and logs of them.
+ *
+ * `instructions` becomes a leading system message. `input` is a string (one user
+ * message) or items, each item becoming its own message so the element ranges
+ * map 1:1 to `input`: `{role, content}` messages; `function_call` /
+ * `custom_tool_call` / any `*_call` with a `call_id` → an assistant message
+ * with one call keyed by `call_id` (not the item `id`); `*_call_output` → a tool
+ * message with one result; `reasoning`, server-side tool items, `compaction`
+ * (marked as elided history) and anything else → byte-exact opaque blocks.
+ * Item `status` and message / call item `id`s are not read by the model and are
+ * left out.
+ *
+ * `previous_response_id` / `conversation` put the start of the context in
+ * server-side state: the window records it (`serverState`), so a result whose
+ * call is not in the request is reported as info, not as an orphan. In a log, a
+ * request continuing the previous exchange's state is judged as the window the
+ * model actually reads: the previous request and response, then the new input.
+ */
+import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
+import { prop } from '../json/parse';
+import type { Block, ContextWindow, Message, Role, ServerState, ToolSchema } from '../model';
+import type { FormatAdapter } from '../transcript';
+import { asArray, asObject, asString, neutralRole, partsToBlocks, rangeOf, textMessage, withoutKeys } from './provider-common';
+import { classifyProviderHead } from './provider-sniff';
+import type { Continuation, LoggedExchange, ParsedRequest, ProviderCodec } from './request-log';
+import { consumedWindow, readRequestLog } from './request-log';
+
+export const openaiResponsesCodec: ProviderCodec = {
+  format: 'openai-responses',
+  label: 'OpenAI Responses',
+  isRequest: (body) =>
+    prop(body, 'messages') === undefined &&
+    prop(body, 'contents') === undefined &&
+    prop(body, 'output') === undefined &&
+    ['input', 'instructions', 'previous_response_id', 'conversation', 'prompt'].some((k) => prop(body, k) !== undefined),
+  readRequest: readResponsesRequest,
+  readResponse: readResponsesOutput,
+  continueFrom: continueResponses,
+};
+
+export const openaiResponsesAdapter: FormatAdapter = {
+  id: 'openai-responses',
+  label: 'OpenAI Responses request bodies',
+  sniff: (head) => classifyProviderHead(head) === 'openai-responses',
+  read: (input) => readRequestLog(input, openaiResponsesCodec),
+};
+
+export function readResponsesRequest(body: JsonObject): ParsedRequest {
+  const toolsNode = asArray(prop(body, 'tools'));
+  const inputNode = prop(body, 'input');
+  const instructions = prop(body, 'instructions');
+  const preamble = instructions?.type === 'string' && instructions.value !== '' ? [textMessage('system', instructions)] : [];
+  const items = asArray(inputNode);
+  const input = items ? items.items.map((item) => readItem(item, items)) : inputNode?.type === 'string' ? [textMessage('user', inputNode)] : [];
+  const messages = [...preamble, ...input];
+  const window: ContextWindow = {
+    format: 'openai-responses',
+    tools: (toolsNode?.items ?? []).map(readTool),
+    messages,
+    boundary: messages.length,
+    live: false,
+    serverState: serverStateOf(body),
+    source: rangeOf(body),
+    toolsSource: rangeOf(toolsNode),
+    messagesSource: rangeOf(inputNode),
+  };
+  return { window, preamble: preamble.length };
+}
+
+/** The `output[]` items of a logged response, one message each. */
+export function readResponsesOutput(body: JsonNode | undefined): Message[] {
+  const output = asArray(prop(body, 'output'));
+  return output ? output.items.map((item) => readItem(item, output)) : [];
+}
+
+function readTool(node: JsonNode): ToolSchema {
+  const name = asString(prop(node, 'name')) ?? asString(prop(node, 'server_label')) ?? asString(prop(node, 'type')) ?? '';
+  return { name, declaration: node, source: rangeOf(node) };
+}
+
+function serverStateOf(body: JsonObject): ServerState | undefined {
+  const previous = prop(body, 'previous_response_id');
+  if (previous?.type === 'string' && previous.value !== '') {
+    return { kind: 'previous_response_id', id: previous.value, source: rangeOf(previous) };
+  }
+  const conversation = prop(body, 'conversation');
+  const id = asString(conversation) ?? asString(prop(conversation, 'id'));
+  return id ? { kind: 'conversation', id, source: rangeOf(conversation) } : undefined;
+}
+
+/** One `input` / `output` item as a message of its own. */
+export function readItem(node: JsonNode, container: JsonArray): Message {
+  const base = { source: rangeOf(node), container: rangeOf(container) };
+  const item = asObject(node);
+  const type = asString(prop(item, 'type'));
+  const role = asString(prop(item, 'role'));
+  if (item && role !== undefined && (type === undefined || type === 'message')) {
+    return { ...base, role: neutralRole(role, 'user'), blocks: contentBlocks(prop(item, 'content')) };
+  }
+  const callId = asString(prop(item, 'call_id'));
+  if (item && type?.endsWith('_call_output')) {
+    return { ...base, role: 'tool', blocks: [callOutput(item, callId ?? asString(prop(item, 'id')) ?? '', container)] };
+  }
+  if (item && type?.endsWith('_call') && callId !== undefined) {
+    return { ...base, role: 'assistant', blocks: [call(item, type, callId, container)] };
+  }
+  const value = withoutKeys(node, ['status']);
+  const opaqueType = type ?? node.type;
+  return { ...base, role: itemRole(opaqueType), blocks: [{ kind: 'opaque', type: opaqueType, value, source: rangeOf(node) }], elision: opaqueType === 'compaction' || undefined };
+}
+
+/** Items the client writes (references, approvals) read as user turns; the rest is model output. */
+function itemRole(type: string): Role {
+  return type === 'item_reference' || type.endsWith('_response') ? 'user' : 'assistant';
+}
+
+function contentBlocks(content: JsonNode | undefined): Block[] {
+  if (content?.type === 'string') return [{ kind: 'text', text: content.value, source: rangeOf(content) }];
+  if (content?.type === 'array') return partsToBlocks(content, ['input_text', 'output_text', 'text']);
+  return [];
+}
+
+function call(item: JsonObject, type: string, callId: string, container: JsonArray): Block {
+  const id = prop(item, 'call_id');
+  return {
+    kind: 'tool_call',
+    id: callId,
+    name: asString(prop(item, 'name')) ?? type.slice(0, -'_call'.length),
+    input: prop(item, 'arguments') ?? prop(item, 'input') ?? prop(item, 'action'),
+    source: rangeOf(item),
+    idSource: rangeOf(id),
+    container: rangeOf(container),
+  };
+}
+
+function callOutput(item: JsonObject, callId: string, container: JsonArray): Block {
+  const id = prop(item, 'call_id') ?? prop(item, 'id');
+  return {
+    kind: 'tool_result',
+    callId,
+    content: prop(item, 'output'),
+    source: rangeOf(item),
+    idSource: rangeOf(id),
+    container: rangeOf(container),
+  };
+}
+
+/**
+ * A request with `conversation` / `previous_response_id` is a delta. When the
+ * previous exchange in the log is that state (same conversation, or the previous
+ * response's id), the model reads: this request's instructions, the previous
+ * context without its instructions, the previous output, then this input.
+ */
+function continueResponses(previous: LoggedExchange | undefined, current: ParsedRequest): Continuation {
+  const state = current.window.serverState;
+  if (!state) return { kind: 'self-contained' };
+  // The first request of a log starts wherever the state is; its window carries `serverState`.
+  if (!previous) return { kind: 'self-contained' };
+  if (!continues(previous, state)) return { kind: 'unknown-state', reason: `${state.kind} ${state.id} is not the previous request's state` };
+  const before = consumedWindow(previous);
+  const history = before.messages.slice(previous.request.preamble);
+  const own = current.window.messages;
+  const messages = [...own.slice(0, current.preamble), ...history, ...own.slice(current.preamble)];
+  return { kind: 'continued', window: { ...current.window, messages, boundary: messages.length } };
+}
+
+function continues(previous: LoggedExchange, state: ServerState): boolean {
+  if (state.kind === 'previous_response_id') return asString(prop(previous.responseBody, 'id')) === state.id;
+  const responseConversation = prop(previous.responseBody, 'conversation');
+  const ids = [previous.request.window.serverState, { id: asString(responseConversation) ?? asString(prop(responseConversation, 'id')) }];
+  return ids.some((s) => s?.id === state.id && s.id !== undefined);
+}

@@ -1,0 +1,202 @@
+/**
+ * Request logs of the provider formats (Anthropic Messages, OpenAI Chat
+ * Completions, OpenAI Responses), read the same way for all three:
+ *
+ * - a `.json` file holding one request body (or one `{request, response}`
+ *   record) is one window;
+ * - a JSONL file with one request body per line, or one `{request, response}`
+ *   record per line (proxies, recorders, the corpus' converted cassettes
+ *   `{interaction, method, uri, request, status, response}`), is a request log.
+ *   Each request after the first is a step (source `request`), judged against
+ *   the previous request plus its logged response, all consumed.
+ *
+ * Events per request, in the engine's convention: the step (not for the first
+ * request), then the request itself as a `window` for its own pairing checks.
+ * A line that is not JSON becomes `invalid-json` located at the parse error, and
+ * the next valid request is judged against the last valid one. A record that is
+ * not a request body of this provider (another provider's call, a DELETE, a
+ * `POST /v1/conversations`) becomes an info `record-skipped`.
+ *
+ * Streamed: only the previous request (with its response) and the current one
+ * are held at any time.
+ */
+import type { Finding } from '../findings';
+import { finding } from '../findings';
+import type { JsonNode, JsonObject } from '../json/parse';
+import { parseJson, prop } from '../json/parse';
+import type { ContextWindow, FormatId, Message } from '../model';
+import type { SourceRange } from '../text';
+import type { TranscriptEvent, TranscriptInput } from '../transcript';
+import { asObject, bodyOf } from './provider-common';
+
+/** A request body read into a window. */
+export interface ParsedRequest {
+  /** Not live; boundary = every message (the model reads the whole request). */
+  readonly window: ContextWindow;
+  /**
+   * How many leading messages are per-request settings that server state does
+   * not carry over (Responses `instructions`); 0 for the other formats.
+   */
+  readonly preamble: number;
+}
+
+/** One logged request with what the model answered: the state the next request is judged against. */
+export interface LoggedExchange {
+  readonly request: ParsedRequest;
+  /** The model's output, appended at the frontier. */
+  readonly response: readonly Message[];
+  readonly responseBody?: JsonNode;
+}
+
+/** What a continuation through server state resolves to. */
+export type Continuation =
+  /** The request is self-contained: compare it as it is. */
+  | { readonly kind: 'self-contained' }
+  /** The request is a delta on the previous exchange: this is the window the model reads. */
+  | { readonly kind: 'continued'; readonly window: ContextWindow }
+  /** The request continues server state this log does not hold. */
+  | { readonly kind: 'unknown-state'; readonly reason: string };
+
+/** How one provider's request and response bodies are read. */
+export interface ProviderCodec {
+  readonly format: FormatId;
+  readonly label: string;
+  /** True when `body` is a request body of this provider. */
+  isRequest(body: JsonObject): boolean;
+  readRequest(body: JsonObject): ParsedRequest;
+  /** The model output in a logged response body ([] when it holds none: an error, a stream). */
+  readResponse(body: JsonNode | undefined): Message[];
+  /** Resolves server-side state (Responses `previous_response_id` / `conversation`). */
+  continueFrom?(previous: LoggedExchange | undefined, current: ParsedRequest): Continuation;
+}
+
+/** One JSON value of the log: a line, or an element of a `.json` array. */
+interface LogRecord {
+  readonly node: JsonNode;
+  readonly range: SourceRange;
+  /** 1-based, for messages. */
+  readonly ordinal: number;
+}
+
+type RecordOrFinding = { readonly record: LogRecord } | { readonly finding: Finding };
+
+/** Reads a file of this provider's requests as one window or a request log. */
+export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): Generator<TranscriptEvent> {
+  let previous: LoggedExchange | undefined;
+  for (const item of logRecords(input)) {
+    if ('finding' in item) {
+      yield { kind: 'finding', finding: item.finding };
+      continue;
+    }
+    const exchange = exchangeOf(item.record, codec);
+    if ('finding' in exchange) {
+      yield { kind: 'finding', finding: exchange.finding };
+      continue;
+    }
+    const current = codec.readRequest(exchange.request);
+    const continuation = codec.continueFrom?.(previous, current) ?? { kind: 'self-contained' };
+    if (continuation.kind === 'unknown-state') {
+      yield { kind: 'finding', finding: unknownStateFinding(item.record, codec, continuation.reason) };
+    } else if (previous) {
+      const after = continuation.kind === 'continued' ? continuation.window : current.window;
+      yield { kind: 'step', rewrite: { source: 'request', before: consumedWindow(previous), after, applied: true, range: item.record.range } };
+    }
+    yield { kind: 'window', window: current.window };
+    const effective = continuation.kind === 'continued' ? { ...current, window: continuation.window } : current;
+    previous = { request: effective, response: codec.readResponse(exchange.response), responseBody: exchange.response };
+  }
+}
+
+/** The previous request plus its response, everything consumed. */
+export function consumedWindow(exchange: LoggedExchange): ContextWindow {
+  const window = exchange.request.window;
+  const messages = exchange.response.length > 0 ? [...window.messages, ...exchange.response] : window.messages;
+  return { ...window, messages, boundary: messages.length, live: false };
+}
+
+function unknownStateFinding(record: LogRecord, codec: ProviderCodec, reason: string): Finding {
+  return finding(
+    'server-state-pairing',
+    record.range,
+    `${codec.label} request ${record.ordinal} continues server-side state that this log does not hold (${reason}); it is checked on its own, not compared with the request before it`,
+  );
+}
+
+/** Splits a record into its request body and logged response, or says why it is skipped. */
+function exchangeOf(
+  record: LogRecord,
+  codec: ProviderCodec,
+): { readonly request: JsonObject; readonly response?: JsonNode } | { readonly finding: Finding } {
+  const node = asObject(record.node);
+  if (node && codec.isRequest(node)) return { request: node };
+  const request = asObject(bodyOf(prop(node, 'request')));
+  const method = prop(node, 'method');
+  const uri = prop(node, 'uri') ?? prop(node, 'url');
+  const where = uri?.type === 'string' ? ` (${method?.type === 'string' ? `${method.value} ` : ''}${uri.value})` : '';
+  if (method?.type === 'string' && method.value.toUpperCase() !== 'POST') {
+    return { finding: skipped(record, `a ${method.value} record, not a request body${where}`) };
+  }
+  if (!request || !codec.isRequest(request)) {
+    return { finding: skipped(record, `not a request body of ${codec.label}${where}`) };
+  }
+  return { request, response: failed(prop(node, 'status')) ? undefined : bodyOf(prop(node, 'response')) };
+}
+
+function failed(status: JsonNode | undefined): boolean {
+  return status?.type === 'number' && Number(status.raw) >= 400;
+}
+
+function skipped(record: LogRecord, why: string): Finding {
+  return finding('record-skipped', record.range, `Record ${record.ordinal} skipped: ${why}`);
+}
+
+/** The JSON values of the file: lines of a JSONL file, or the value(s) of a `.json` file. */
+function* logRecords(input: TranscriptInput): Generator<RecordOrFinding> {
+  if (isWholeJson(input)) {
+    yield* wholeFileRecords(input.text());
+    return;
+  }
+  let ordinal = 0;
+  for (const line of input.lines()) {
+    if (line.text.trim() === '') continue;
+    ordinal++;
+    const range = { start: line.offset, end: line.offset + line.text.length };
+    const parsed = parseJson(line.text, line.offset);
+    if (parsed.ok) yield { record: { node: parsed.node, range, ordinal } };
+    else yield { finding: invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
+  }
+}
+
+function* wholeFileRecords(text: string): Generator<RecordOrFinding> {
+  const parsed = parseJson(text);
+  const whole = { start: 0, end: text.length };
+  if (!parsed.ok) {
+    yield { finding: invalidJson(parsed.error.offset, whole, `The file is not valid JSON: ${parsed.error.message}`) };
+    return;
+  }
+  const values = parsed.node.type === 'array' ? parsed.node.items : [parsed.node];
+  let ordinal = 0;
+  for (const node of values) yield { record: { node, range: { start: node.start, end: node.end }, ordinal: ++ordinal } };
+}
+
+function invalidJson(offset: number, within: SourceRange, message: string): Finding {
+  const start = Math.min(Math.max(offset, within.start), within.end);
+  return finding('invalid-json', { start, end: Math.min(start + 1, within.end) }, message);
+}
+
+/**
+ * A `.json` file is one JSON value (a request, a record, or an array of them);
+ * JSONL files are read line by line. Without a telling extension, a file whose
+ * first non-blank line is not a JSON value on its own is read whole.
+ */
+function isWholeJson(input: TranscriptInput): boolean {
+  const name = input.file.toLowerCase();
+  if (name.endsWith('.jsonl') || name.endsWith('.ndjson')) return false;
+  if (name.endsWith('.json')) return true;
+  for (const line of input.lines()) {
+    const text = line.text.trim();
+    if (text === '') continue;
+    return !parseJson(text).ok;
+  }
+  return false;
+}
