@@ -1,17 +1,193 @@
 /**
- * PLACEHOLDER until the inspector helper lands the real panel (issue 5):
- * registers `prefixLens.openInspector` so the command, CodeLens and title
- * button exist. Replaced wholesale by the inspector's own module.
+ * The inspector panel's host side: one webview panel beside the transcript that
+ * follows the active transcript and its selected step both ways, answers the
+ * webview's `ready` with a full snapshot, and restores after a reload through a
+ * `WebviewPanelSerializer`.
  */
 import * as vscode from 'vscode';
-import type { SessionRegistry } from '../session';
+import type { Report } from '../../core/api';
+import { renderWindow } from '../../core/render';
+import {
+  assertNever,
+  type HostMessage,
+  type InspectorState,
+  parseWebviewMessage,
+  PROTOCOL_VERSION,
+  VIEW_TYPE,
+  type WebviewMessage,
+} from '../../shared/protocol';
+import type { SessionRegistry, TranscriptSession } from '../session';
+import { inspectorHtml, makeNonce } from './html';
+import { buildSnapshot, chooseStep, type InspectorEngine, stepDetail } from './snapshot';
 
+export const OPEN_INSPECTOR_COMMAND = 'prefixLens.openInspector';
+
+const ENGINE: InspectorEngine = { renderWindow: (window) => renderWindow(window) };
+
+/** The build output the webview may load from; nothing else. */
+function webviewRoot(context: vscode.ExtensionContext): vscode.Uri {
+  return vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');
+}
+
+function webviewOptions(context: vscode.ExtensionContext): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+  return { enableScripts: true, localResourceRoots: [webviewRoot(context)], retainContextWhenHidden: false };
+}
+
+/** Arguments the command accepts: (uri?, step?) from a CodeLens, or (step) alone. */
+function commandTarget(args: unknown[]): { uri?: vscode.Uri; step?: number } {
+  const [first, second] = args;
+  if (first instanceof vscode.Uri) return { uri: first, ...(typeof second === 'number' ? { step: second } : {}) };
+  if (typeof first === 'number') return { step: first };
+  return {};
+}
+
+class InspectorHost implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private session: TranscriptSession | undefined;
+  private readonly panelSubscriptions: vscode.Disposable[] = [];
+  private sessionSubscription: vscode.Disposable | undefined;
+  /** What the webview last received, to send a step change instead of a whole snapshot. */
+  private shown: { report: Report | undefined; step: number | undefined; ready: boolean } = {
+    report: undefined,
+    step: undefined,
+    ready: false,
+  };
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly sessions: SessionRegistry,
+  ) {
+    context.subscriptions.push(sessions.onDidChangeActive((session) => session && this.follow(session)));
+  }
+
+  open(...args: unknown[]): void {
+    const target = commandTarget(args);
+    const session = (target.uri && this.sessions.get(target.uri)) ?? this.sessions.active();
+    if (!this.panel) {
+      const column = { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true };
+      this.adopt(vscode.window.createWebviewPanel(VIEW_TYPE, 'Prefix Lens Inspector', column, webviewOptions(this.context)));
+    } else this.panel.reveal(vscode.ViewColumn.Beside, true);
+    if (session) this.follow(session);
+    if (session && target.step !== undefined) session.selectStep(target.step);
+  }
+
+  restore(panel: vscode.WebviewPanel, state: InspectorState | undefined): void {
+    panel.webview.options = webviewOptions(this.context);
+    this.adopt(panel);
+    const session = (state?.file && this.sessions.get(vscode.Uri.file(state.file))) || this.sessions.active();
+    if (session) this.follow(session);
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    this.disposePanel();
+    this.panel = panel;
+    this.shown = { report: undefined, step: undefined, ready: false };
+    const webview = panel.webview;
+    const root = webviewRoot(this.context);
+    webview.html = inspectorHtml({
+      cspSource: webview.cspSource,
+      nonce: makeNonce(),
+      assetBase: webview.asWebviewUri(root).toString(),
+    });
+    this.panelSubscriptions.push(
+      webview.onDidReceiveMessage((raw) => {
+        const message = parseWebviewMessage(raw);
+        if (message) void this.receive(message);
+      }),
+      panel.onDidDispose(() => this.disposePanel()),
+      panel.onDidChangeViewState(() => {
+        // A hidden webview is torn down (no retained context); it posts `ready` again when shown.
+        if (!panel.visible) this.shown = { report: undefined, step: undefined, ready: false };
+      }),
+    );
+  }
+
+  private follow(session: TranscriptSession): void {
+    if (session === this.session) return;
+    this.session = session;
+    this.sessionSubscription?.dispose();
+    this.sessionSubscription = session.onDidChange(() => this.push());
+    if (this.panel) this.panel.title = `Inspector: ${session.uri.path.split('/').pop() ?? ''}`;
+    this.shown = { ...this.shown, report: undefined };
+    this.push();
+  }
+
+  private async receive(message: WebviewMessage): Promise<void> {
+    const session = this.session;
+    switch (message.type) {
+      case 'ready':
+        this.shown = { report: undefined, step: undefined, ready: true };
+        if (message.protocol !== PROTOCOL_VERSION) return;
+        if (session && session.selectedStep === undefined && message.restoredStep !== undefined) {
+          session.selectStep(message.restoredStep);
+        }
+        this.push();
+        return;
+      case 'selectStep':
+        session?.selectStep(message.step);
+        this.push();
+        return;
+      case 'reveal':
+        await session?.revealRange(message.range);
+        return;
+      case 'applyFix': {
+        const applied = session ? await session.applyFix(message.step) : false;
+        const text = applied ? 'Compacted in whole pairs.' : 'The fix could not be applied.';
+        this.post({ type: 'fixResult', step: message.step, applied, message: text });
+        return;
+      }
+      default:
+        assertNever(message);
+    }
+  }
+
+  /** Sends what changed since the webview's last message: a snapshot, a step, or nothing. */
+  private push(): void {
+    if (!this.panel || !this.shown.ready) return;
+    const session = this.session;
+    const report = session?.report;
+    if (!session || !report) {
+      this.shown = { report: undefined, step: undefined, ready: true };
+      const reason = session ? 'Checking the transcript…' : 'Open a transcript (.jsonl / .json / .eval) to inspect its rewrites.';
+      this.post({ type: 'empty', reason });
+      return;
+    }
+    const step = chooseStep(report, session.selectedStep);
+    const sourceText = () => session.document.getText();
+    if (report !== this.shown.report) {
+      this.post({ type: 'snapshot', snapshot: buildSnapshot(report, step, ENGINE, sourceText()) });
+    } else if (step !== this.shown.step && step !== undefined) {
+      const detail = stepDetail(report, step, ENGINE, sourceText());
+      if (detail) this.post({ type: 'step', selected: step, detail });
+    }
+    this.shown = { report, step, ready: true };
+  }
+
+  private post(message: HostMessage): void {
+    void this.panel?.webview.postMessage(message);
+  }
+
+  private disposePanel(): void {
+    for (const d of this.panelSubscriptions.splice(0)) d.dispose();
+    const panel = this.panel;
+    this.panel = undefined;
+    panel?.dispose();
+  }
+
+  dispose(): void {
+    this.sessionSubscription?.dispose();
+    this.disposePanel();
+  }
+}
+
+/** Registers the command and the serializer; the extension calls this once on activation. */
 export function registerInspector(context: vscode.ExtensionContext, sessions: SessionRegistry): void {
+  const host = new InspectorHost(context, sessions);
   context.subscriptions.push(
-    vscode.commands.registerCommand('prefixLens.openInspector', () => {
-      const session = sessions.active();
-      const what = session ? session.uri.fsPath : 'no transcript';
-      void vscode.window.showInformationMessage(`Prefix Lens inspector is not built yet (${what}).`);
+    host,
+    vscode.commands.registerCommand(OPEN_INSPECTOR_COMMAND, (...args: unknown[]) => host.open(...args)),
+    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state: unknown) => host.restore(panel, state as InspectorState | undefined),
     }),
   );
 }
