@@ -1,0 +1,174 @@
+/**
+ * Codex CLI rollout JSONL (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+ *
+ * Every line is `{timestamp, type, payload}`. The model input is rebuilt from
+ * `session_meta.payload.base_instructions` (the system message) and the
+ * `response_item` payloads, one message per item, read like OpenAI Responses
+ * items (paired by `call_id`). `event_msg` lines are UI copies and turn
+ * markers, `turn_context` lines are settings: neither is a message. A
+ * `compacted` line replaces the input with its `replacement_history` (a
+ * `compaction` item in it marks the elision): a step with source `compaction`.
+ * Unknown record types are `record-skipped` info.
+ *
+ * Unfinished turns: a call with no output at the end of a turn that never got
+ * `task_complete` is reported as a `tool-use-orphaned` warning (the session
+ * stopped, or is still running, before the tool returned); once a later turn
+ * follows it, the engine reports it as an error orphan like any other. A call
+ * left without output in a turn that did complete is an error here too.
+ */
+import { finding, type Finding } from '../findings';
+import { prop, type JsonArray, type JsonNode } from '../json/parse';
+import { toolPairs, type Block, type ContextWindow, type Message } from '../model';
+import type { SourceRange } from '../text';
+import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
+import { readItem } from './openai-responses';
+import { asArray, asString, consumedBoundary, findingEvent, headMatches, parseJsonLines, rangeOf, skipped } from './wild/common';
+
+export const codexAdapter: FormatAdapter = {
+  id: 'codex',
+  label: 'Codex CLI rollout JSONL',
+  sniff: (head) =>
+    headMatches(
+      head,
+      /^\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/m,
+      /^\s*\{\s*"type"\s*:\s*"(session_meta|response_item|turn_context|compacted)"\s*,[^\n]*"payload"\s*:/m,
+    ),
+  read: readCodex,
+};
+
+/** `response_item` payload types that are part of the model input. */
+const INPUT_ITEMS = new Set([
+  'message',
+  'reasoning',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'local_shell_call',
+  'local_shell_call_output',
+  'web_search_call',
+  'tool_search_call',
+  'tool_search_output',
+  'compaction',
+]);
+
+interface TurnState {
+  /** `task_started` seen without its `task_complete` / `turn_aborted`. */
+  open: boolean;
+  completed: boolean;
+}
+
+function* readCodex(input: TranscriptInput): Generator<TranscriptEvent> {
+  let system: Message | undefined;
+  let messages: Message[] = [];
+  const turn: TurnState = { open: false, completed: false };
+  for (const line of parseJsonLines(input)) {
+    if (!line.ok) {
+      yield findingEvent(line.finding);
+      continue;
+    }
+    const type = asString(prop(line.node, 'type'))?.value ?? '';
+    const payload = prop(line.node, 'payload');
+    const payloadType = asString(prop(payload, 'type'))?.value ?? '';
+    if (type === 'session_meta') {
+      system ??= baseInstructions(payload);
+    } else if (type === 'response_item') {
+      if (INPUT_ITEMS.has(payloadType) && payload) messages.push(lineMessage(payload, line.range));
+      else yield skipped(line.range, `a Codex response_item of type "${payloadType || '?'}"`);
+    } else if (type === 'compacted') {
+      const before = codexWindow(system, messages);
+      yield { kind: 'window', window: before };
+      messages = replacement(payload);
+      yield { kind: 'step', rewrite: { source: 'compaction', before, after: codexWindow(system, messages), applied: true, range: line.range } };
+    } else if (type === 'event_msg') {
+      trackTurn(turn, payloadType);
+    } else if (type !== 'turn_context') {
+      yield skipped(line.range, `a Codex record of type "${type || '?'}"`);
+    }
+  }
+  const final = codexWindow(system, messages);
+  yield { kind: 'window', window: final };
+  for (const f of unfinishedCalls(final, turn)) yield findingEvent(f);
+}
+
+function trackTurn(turn: TurnState, eventType: string): void {
+  if (eventType === 'task_started') {
+    turn.open = true;
+    turn.completed = false;
+  } else if (eventType === 'task_complete') {
+    turn.open = false;
+    turn.completed = true;
+  } else if (eventType === 'turn_aborted') {
+    turn.open = false;
+    turn.completed = false;
+  }
+}
+
+function codexWindow(system: Message | undefined, messages: readonly Message[]): ContextWindow {
+  const all = system ? [system, ...messages] : [...messages];
+  return { format: 'codex', tools: [], messages: all, boundary: consumedBoundary(all), live: true };
+}
+
+/** `base_instructions` is a string, or `{text}` in newer rollouts. */
+function baseInstructions(payload: JsonNode | undefined): Message | undefined {
+  const node = prop(payload, 'base_instructions');
+  const text = asString(node) ?? asString(prop(node, 'text'));
+  if (!text) return undefined;
+  const source = rangeOf(text);
+  return { role: 'system', blocks: [{ kind: 'text', text: text.value, source }], source };
+}
+
+/** One response item of its own line: the message points at the whole line (edits remove the line). */
+function lineMessage(payload: JsonNode, line: SourceRange): Message {
+  const container: JsonArray = { type: 'array', start: -1, end: -1, items: [payload] };
+  const message = readItem(payload, container);
+  return { ...message, source: line, container: undefined, blocks: message.blocks.map(withoutContainer) };
+}
+
+function withoutContainer(block: Block): Block {
+  return block.kind === 'tool_call' || block.kind === 'tool_result' ? { ...block, container: undefined } : block;
+}
+
+/** The new model input of a `compacted` line: its `replacement_history`, or the bare summary of older rollouts. */
+function replacement(payload: JsonNode | undefined): Message[] {
+  const history = asArray(prop(payload, 'replacement_history'));
+  if (history) return history.items.map((item) => readItem(item, history));
+  const summary = asString(prop(payload, 'message'));
+  if (!summary) return [];
+  const source = rangeOf(summary);
+  return [{ role: 'user', blocks: [{ kind: 'text', text: summary.value, source }], source, elision: true }];
+}
+
+/**
+ * Calls with no output after the last user message of the final window: the
+ * engine treats them as pending at the frontier; here the turn markers tell
+ * whether the turn finished without them (error) or never finished (warning).
+ */
+function unfinishedCalls(window: ContextWindow, turn: TurnState): Finding[] {
+  if (!turn.open && !turn.completed) return [];
+  let lastUser = -1;
+  window.messages.forEach((m, i) => {
+    if (m.role === 'user') lastUser = i;
+  });
+  const out: Finding[] = [];
+  for (const pair of toolPairs(window).values()) {
+    if (!pair.call || pair.results.length > 0 || pair.call.message <= lastUser) continue;
+    const call = pair.call.value;
+    const range = call.idSource ?? call.source ?? { start: 0, end: 0 };
+    out.push(turn.completed ? completedWithout(call.id, call.name, range) : abandoned(call.id, call.name, range));
+  }
+  return out;
+}
+
+function completedWithout(id: string, name: string, range: SourceRange): Finding {
+  return finding('tool-use-orphaned', range, `Codex call ${id} (${name}) has no function_call_output, yet its turn completed (task_complete): the call is orphaned`, { toolCallId: id });
+}
+
+function abandoned(id: string, name: string, range: SourceRange): Finding {
+  return finding(
+    'tool-use-orphaned',
+    range,
+    `Codex call ${id} (${name}) has no output and its turn never completed (task_started without task_complete): the session stopped before the tool returned. Pending while the session is live; an error orphan once a later turn follows it`,
+    { toolCallId: id, severity: 'warning' },
+  );
+}
