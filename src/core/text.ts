@@ -26,6 +26,18 @@ export interface SourceLine {
 export class LineIndex {
   private readonly starts: number[] = [0];
 
+  /** An index from known line starts (e.g. `Report.lineStarts`); the first must be 0. */
+  static fromStarts(starts: readonly number[]): LineIndex {
+    const index = new LineIndex();
+    for (const start of starts) index.addLineStart(start);
+    return index;
+  }
+
+  /** The offsets at which lines start, in order. */
+  lineStarts(): readonly number[] {
+    return this.starts;
+  }
+
   static of(text: string): LineIndex {
     const index = new LineIndex();
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) index.starts.push(i + 1);

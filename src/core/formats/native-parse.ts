@@ -1,0 +1,171 @@
+/**
+ * Reads the native trace's Tool and Message shapes from positional JSON into
+ * the neutral model, keeping every source range the fix planner edits by:
+ * element ranges, id string ranges and the arrays they sit in.
+ */
+import { finding, type Finding } from '../findings';
+import { prop, propString, type JsonNode } from '../json/parse';
+import type { Block, Message, Role, ToolCall, ToolResult, ToolSchema } from '../model';
+import type { SourceRange } from '../text';
+
+/** Collects `record-skipped` findings for parts that do not fit the format. */
+export type SkipSink = (finding: Finding) => void;
+
+const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
+
+/** A node's range, when it came from a file (nodes built in code have start -1). */
+export function rangeOf(node: JsonNode | undefined): SourceRange | undefined {
+  return node && node.start >= 0 ? { start: node.start, end: node.end } : undefined;
+}
+
+function skip(sink: SkipSink, node: JsonNode, message: string): undefined {
+  sink(finding('record-skipped', rangeOf(node) ?? { start: 0, end: 0 }, message));
+  return undefined;
+}
+
+/** A version label: a string, or a number by its raw text. */
+function versionOf(node: JsonNode | undefined): string | undefined {
+  if (node?.type === 'string') return node.value;
+  if (node?.type === 'number') return node.raw;
+  return undefined;
+}
+
+export function parseTools(array: JsonNode, sink: SkipSink): ToolSchema[] {
+  if (array.type !== 'array') return skip(sink, array, '`tools` is not an array') ?? [];
+  const tools: ToolSchema[] = [];
+  for (const node of array.items) {
+    const name = propString(node, 'name');
+    if (name === undefined) {
+      skip(sink, node, 'Skipped a tool without a string `name`');
+      continue;
+    }
+    const version = versionOf(prop(node, 'version'));
+    const source = rangeOf(node);
+    tools.push({ name, declaration: node, ...(version !== undefined && { version }), ...(source && { source }) });
+  }
+  return tools;
+}
+
+export function parseMessages(array: JsonNode, sink: SkipSink): Message[] {
+  if (array.type !== 'array') return skip(sink, array, '`messages` is not an array') ?? [];
+  const container = rangeOf(array);
+  const messages: Message[] = [];
+  for (const node of array.items) {
+    const message = parseMessage(node, container, sink);
+    if (message) messages.push(message);
+  }
+  return messages;
+}
+
+function parseMessage(node: JsonNode, container: SourceRange | undefined, sink: SkipSink): Message | undefined {
+  if (node.type !== 'object') return skip(sink, node, 'Skipped a message that is not an object');
+  const role = propString(node, 'role');
+  if (role === undefined || !ROLES.has(role)) return skip(sink, node, `Skipped a message with role ${JSON.stringify(role ?? null)}`);
+  const source = rangeOf(node);
+  const blocks = role === 'tool' ? toolMessageBlocks(node, source, container, sink) : contentBlocks(node, sink);
+  const calls = prop(node, 'tool_calls');
+  if (calls?.type === 'array') {
+    const callContainer = rangeOf(calls);
+    for (const item of calls.items) {
+      const call = parseToolCall(item, callContainer, sink);
+      if (call) blocks.push(call);
+    }
+  } else if (calls && calls.type !== 'null') {
+    skip(sink, calls, '`tool_calls` is not an array');
+  }
+  const elision = prop(node, 'elision');
+  return {
+    role: role as Role,
+    blocks,
+    ...(source && { source }),
+    ...(container && { container }),
+    ...(elision?.type === 'boolean' && elision.value && { elision: true }),
+  };
+}
+
+/** `content` as blocks: a string is one text block; null or absent is none; an array is read per part. */
+function contentBlocks(message: JsonNode, sink: SkipSink): Block[] {
+  const content = prop(message, 'content');
+  if (!content || content.type === 'null') return [];
+  if (content.type === 'string') return [textBlock(content.value, content)];
+  if (content.type !== 'array') return skip(sink, content, '`content` is neither a string nor an array') ?? [];
+  const blocks: Block[] = [];
+  const container = rangeOf(content);
+  for (const part of content.items) {
+    const block = contentPart(part, container, sink);
+    if (block) blocks.push(block);
+  }
+  return blocks;
+}
+
+function textBlock(text: string, node: JsonNode): Block {
+  const source = rangeOf(node);
+  return { kind: 'text', text, ...(source && { source }) };
+}
+
+function contentPart(part: JsonNode, container: SourceRange | undefined, sink: SkipSink): Block | undefined {
+  if (part.type === 'string') return textBlock(part.value, part);
+  const type = propString(part, 'type');
+  if (part.type !== 'object' || type === undefined) return skip(sink, part, 'Skipped a content part without a `type`');
+  const text = propString(part, 'text');
+  if (type === 'text' && text !== undefined) return textBlock(text, part);
+  if (type === 'tool_use') return parseToolCall(part, container, sink);
+  if (type === 'tool_result') return parseResultPart(part, container, sink);
+  const source = rangeOf(part);
+  return { kind: 'opaque', type, value: part, ...(source && { source }) };
+}
+
+export function parseToolCall(node: JsonNode, container: SourceRange | undefined, sink: SkipSink): ToolCall | undefined {
+  const idNode = prop(node, 'id');
+  const name = propString(node, 'name');
+  if (idNode?.type !== 'string' || name === undefined) return skip(sink, node, 'Skipped a tool call without a string `id` and `name`');
+  const schemaVersion = versionOf(prop(node, 'schema_version'));
+  const source = rangeOf(node);
+  const idSource = rangeOf(idNode);
+  return {
+    kind: 'tool_call',
+    id: idNode.value,
+    name,
+    input: prop(node, 'input') ?? prop(node, 'arguments'),
+    ...(schemaVersion !== undefined && { schemaVersion }),
+    ...(source && { source }),
+    ...(idSource && { idSource }),
+    ...(container && { container }),
+  };
+}
+
+/** A `tool` message: one result for `tool_call_id`, its content as the result's content. */
+function toolMessageBlocks(node: JsonNode, source: SourceRange | undefined, container: SourceRange | undefined, sink: SkipSink): Block[] {
+  const idNode = prop(node, 'tool_call_id');
+  if (idNode?.type !== 'string') return skip(sink, node, 'A `tool` message needs a string `tool_call_id`; read its content as text') ?? contentBlocks(node, sink);
+  return [resultBlock(node, idNode, 'content', source, container)];
+}
+
+function parseResultPart(node: JsonNode, container: SourceRange | undefined, sink: SkipSink): ToolResult | undefined {
+  const idNode = prop(node, 'tool_use_id');
+  if (idNode?.type !== 'string') return skip(sink, node, 'Skipped a tool_result without a string `tool_use_id`');
+  return resultBlock(node, idNode, 'content', rangeOf(node), container);
+}
+
+function resultBlock(
+  node: JsonNode,
+  idNode: JsonNode & { type: 'string' },
+  contentKey: string,
+  source: SourceRange | undefined,
+  container: SourceRange | undefined,
+): ToolResult {
+  const content = prop(node, contentKey);
+  const name = propString(node, 'name');
+  const isError = prop(node, 'is_error');
+  const idSource = rangeOf(idNode);
+  return {
+    kind: 'tool_result',
+    callId: idNode.value,
+    content: content?.type === 'null' ? undefined : content,
+    ...(name !== undefined && { name }),
+    ...(isError?.type === 'boolean' && isError.value && { isError: true }),
+    ...(source && { source }),
+    ...(idSource && { idSource }),
+    ...(container && { container }),
+  };
+}

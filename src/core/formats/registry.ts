@@ -1,0 +1,37 @@
+/**
+ * Every format adapter, in sniffing order: the most specific first, because
+ * `detectFormat` takes the first whose sniff matches.
+ *
+ * Adding a format: import its adapter here and add one entry to ADAPTERS,
+ * above the more general formats it could be mistaken for.
+ */
+import type { FormatId } from '../model';
+import type { FormatAdapter } from '../transcript';
+import { nativeAdapter } from './native';
+// ── format adapters: one import per format, below this line ──
+import { anthropicAdapter } from './anthropic';
+import { openaiChatAdapter } from './openai-chat';
+import { openaiResponsesAdapter } from './openai-responses';
+
+export const ADAPTERS: readonly FormatAdapter[] = [
+  nativeAdapter,
+  // ── format adapters: one entry per format, most specific first, below this line ──
+  anthropicAdapter,
+  openaiChatAdapter,
+  openaiResponsesAdapter,
+];
+
+/** The first adapter whose sniff matches the head of a file. */
+export function detectFormat(head: string): FormatAdapter | undefined {
+  return ADAPTERS.find((adapter) => {
+    try {
+      return adapter.sniff(head);
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function adapterFor(id: FormatId | string): FormatAdapter | undefined {
+  return ADAPTERS.find((adapter) => adapter.id === id);
+}

@@ -1,0 +1,25 @@
+/**
+ * Prefix Lens as a library (`import { checkTranscript, guardRewrite } from 'prefix-lens'`).
+ * Plain Node, no `vscode`.
+ */
+export { checkAgainst, checkTranscript, UnknownFormatError, type CheckInput } from './check';
+export { boundaryPosition, guardRewrite, judgeRewrite, windowFindings, type GuardOptions, type GuardRewriteOptions, type WindowObject } from './guard';
+export { renderBlock, renderJson, renderMessage, renderMessageParts, renderTool, renderWindow, RenderCache, type MessageRender } from './render';
+export { canonicalJson, explainRenderDifference } from './meaning';
+export { ADAPTERS, adapterFor, detectFormat } from './formats/registry';
+export { nativeAdapter, windowFromObject } from './formats/native';
+export { inputFromFile, inputFromText, type SniffableInput } from './io';
+export { createEngineContext, type EngineContext } from './context';
+export { createTokenCounter, type TokenCounter } from './tokens';
+export { checkWindow } from './rules/index';
+export { decide, finding, RULE_IDS, RULES } from './findings';
+export type { CacheImpact, Decision, Finding, RelatedLocation, RuleId, RuleInfo, Severity, StepVerdict } from './findings';
+export type * from './model';
+export { toolCalls, toolPairs, toolResults } from './model';
+export type * from './api';
+export type * from './transcript';
+export type { LineColumn, SourceLine, SourceRange } from './text';
+export { LineIndex } from './text';
+export type { JsonNode } from './json/parse';
+// The fix planner (src/core/fix/plan.ts) is re-exported here once it exists:
+// export { planFix } from './fix/plan';

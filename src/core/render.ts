@@ -1,0 +1,185 @@
+/**
+ * Deterministic rendering of a window to the bytes a provider would see, in
+ * provider order: the tool registry, then the messages (system messages are
+ * messages with role `system`, first). Compact JSON with a fixed, neutral
+ * template per block; JsonNodes keep their key order and the raw text of their
+ * numbers, so a re-serialisation that changes bytes is visible here.
+ *
+ * Only model-visible fields are rendered: `content: null` and an absent content
+ * render alike, while a changed id or a dropped thinking signature (part of an
+ * opaque block's node) changes bytes.
+ */
+import type { RenderSegment, RenderedWindow } from './api';
+import type { JsonNode } from './json/parse';
+import type { Block, ContextWindow, Message, ToolSchema } from './model';
+
+/** Renders a JsonNode compactly: key order kept, numbers by their raw text, strings re-encoded. */
+export function renderJson(node: JsonNode | undefined): string {
+  if (!node) return 'null';
+  switch (node.type) {
+    case 'object': {
+      let out = '{';
+      node.properties.forEach((p, i) => {
+        out += (i ? ',' : '') + JSON.stringify(p.key) + ':' + renderJson(p.value);
+      });
+      return out + '}';
+    }
+    case 'array': {
+      let out = '[';
+      node.items.forEach((item, i) => {
+        out += (i ? ',' : '') + renderJson(item);
+      });
+      return out + ']';
+    }
+    case 'string':
+      return JSON.stringify(node.value);
+    case 'number':
+      return node.raw;
+    case 'boolean':
+      return node.value ? 'true' : 'false';
+    case 'null':
+      return 'null';
+  }
+}
+
+/** Renders one block with its neutral template. */
+export function renderBlock(block: Block): string {
+  switch (block.kind) {
+    case 'text':
+      return `{"type":"text","text":${JSON.stringify(block.text)}}`;
+    case 'tool_call': {
+      const version = block.schemaVersion === undefined ? '' : `,"schema_version":${JSON.stringify(block.schemaVersion)}`;
+      const input = block.input ? renderJson(block.input) : '{}';
+      return `{"type":"tool_use","id":${JSON.stringify(block.id)},"name":${JSON.stringify(block.name)},"input":${input}${version}}`;
+    }
+    case 'tool_result': {
+      const error = block.isError ? ',"is_error":true' : '';
+      const content = block.content ? renderJson(block.content) : '""';
+      return `{"type":"tool_result","tool_use_id":${JSON.stringify(block.callId)},"content":${content}${error}}`;
+    }
+    case 'opaque':
+      return renderJson(block.value);
+  }
+}
+
+/** A tool renders as its declaration, as written. */
+export function renderTool(tool: ToolSchema): string {
+  return renderJson(tool.declaration);
+}
+
+/** A rendered message with the offsets of its blocks inside the message text. */
+export interface MessageRender {
+  readonly text: string;
+  readonly blocks: readonly { readonly start: number; readonly end: number; readonly text: string }[];
+}
+
+const MESSAGE_HEAD = (role: string) => `{"role":${JSON.stringify(role)},"content":[`;
+
+/** Renders one message and records where each block sits in it. */
+export function renderMessageParts(message: Message): MessageRender {
+  let text = MESSAGE_HEAD(message.role);
+  const blocks: { start: number; end: number; text: string }[] = [];
+  message.blocks.forEach((block, i) => {
+    if (i) text += ',';
+    const rendered = renderBlock(block);
+    blocks.push({ start: text.length, end: text.length + rendered.length, text: rendered });
+    text += rendered;
+  });
+  return { text: text + ']}', blocks };
+}
+
+/**
+ * Renders one message. Equal messages render to equal strings, so a request
+ * log compares a message of the new request to the old one by this string.
+ */
+export function renderMessage(message: Message): string {
+  return renderMessageParts(message).text;
+}
+
+/**
+ * Caches renders per message / tool object, so a step and the window events
+ * around it render each message once. Create one per check.
+ */
+export class RenderCache {
+  private readonly messages = new WeakMap<Message, MessageRender>();
+  private readonly tools = new WeakMap<ToolSchema, string>();
+
+  message(message: Message): MessageRender {
+    let render = this.messages.get(message);
+    if (!render) this.messages.set(message, (render = renderMessageParts(message)));
+    return render;
+  }
+
+  messageText(message: Message): string {
+    return this.message(message).text;
+  }
+
+  tool(tool: ToolSchema): string {
+    let render = this.tools.get(tool);
+    if (render === undefined) this.tools.set(tool, (render = renderTool(tool)));
+    return render;
+  }
+}
+
+const TOOLS_OPEN = '{"tools":[';
+const MESSAGES_OPEN = '],"messages":[';
+const CLOSE = ']}';
+
+/** Offsets of a window's parts in its render, without building the text. */
+export interface WindowLayout {
+  readonly toolTexts: readonly string[];
+  readonly messageTexts: readonly string[];
+  /** Start offset of each message in the rendered text. */
+  readonly messageStarts: readonly number[];
+  /** Offset just past the tools (start of the first message). */
+  readonly messagesStart: number;
+  readonly boundaryOffset: number;
+}
+
+export function windowLayout(window: ContextWindow, cache = new RenderCache()): WindowLayout {
+  const toolTexts = window.tools.map((t) => cache.tool(t));
+  const messageTexts = window.messages.map((m) => cache.messageText(m));
+  let offset = TOOLS_OPEN.length;
+  toolTexts.forEach((t, i) => (offset += t.length + (i ? 1 : 0)));
+  const messagesStart = offset + MESSAGES_OPEN.length;
+  offset = messagesStart;
+  const messageStarts = messageTexts.map((t, i) => {
+    if (i) offset += 1;
+    const start = offset;
+    offset += t.length;
+    return start;
+  });
+  const boundary = Math.max(0, Math.min(window.boundary, messageTexts.length));
+  const last = boundary - 1;
+  const boundaryOffset = last < 0 ? messagesStart : (messageStarts[last] ?? 0) + (messageTexts[last]?.length ?? 0);
+  return { toolTexts, messageTexts, messageStarts, messagesStart, boundaryOffset };
+}
+
+/** Renders a whole window with a segment per tool, message and block. */
+export function renderWindow(window: ContextWindow, cache = new RenderCache()): RenderedWindow {
+  const layout = windowLayout(window, cache);
+  const segments: RenderSegment[] = [];
+  let offset = TOOLS_OPEN.length;
+  layout.toolTexts.forEach((text, tool) => {
+    if (tool) offset += 1;
+    segments.push(withSource({ start: offset, end: offset + text.length, kind: 'tool', tool }, window.tools[tool]?.source));
+    offset += text.length;
+  });
+  window.messages.forEach((message, m) => {
+    const start = layout.messageStarts[m] ?? 0;
+    const render = cache.message(message);
+    segments.push(withSource({ start, end: start + render.text.length, kind: 'message', message: m }, message.source));
+    render.blocks.forEach((part, b) => {
+      const block = message.blocks[b];
+      const callId = block?.kind === 'tool_call' ? block.id : block?.kind === 'tool_result' ? block.callId : undefined;
+      const segment: RenderSegment = { start: start + part.start, end: start + part.end, kind: 'block', message: m, block: b };
+      segments.push(withSource(callId === undefined ? segment : { ...segment, callId }, block?.source));
+    });
+  });
+  const text = TOOLS_OPEN + layout.toolTexts.join(',') + MESSAGES_OPEN + layout.messageTexts.join(',') + CLOSE;
+  return { text, boundaryOffset: layout.boundaryOffset, segments };
+}
+
+function withSource(segment: RenderSegment, source: RenderSegment['source']): RenderSegment {
+  return source ? { ...segment, source } : segment;
+}

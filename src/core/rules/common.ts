@@ -1,0 +1,47 @@
+/** Small helpers shared by the rule modules: locations and finding identities. */
+import type { Finding, RelatedLocation } from '../findings';
+import type { Rewrite, ToolCall, ToolResult } from '../model';
+import type { SourceRange } from '../text';
+
+export const NOWHERE: SourceRange = { start: 0, end: 0 };
+
+/** The first defined range, or the start of the file. */
+export function firstRange(...ranges: (SourceRange | undefined)[]): SourceRange {
+  for (const range of ranges) if (range && range.start >= 0) return range;
+  return NOWHERE;
+}
+
+/** Where a diagnostic on a call or result points: its id literal, else the block. */
+export function idRange(block: ToolCall | ToolResult | undefined): SourceRange | undefined {
+  return block?.idSource ?? block?.source;
+}
+
+/** A related location, dropped when there is no range to point at. */
+export function related(range: SourceRange | undefined, message: string, file?: string): RelatedLocation[] {
+  if (!range || range.start < 0) return [];
+  return [{ range, message, ...(file !== undefined && { file }) }];
+}
+
+/** Where a step's finding points when nothing more exact exists: the proposal. */
+export function rewriteRange(rewrite: Rewrite): SourceRange {
+  return firstRange(rewrite.range, rewrite.after.source, rewrite.after.messagesSource);
+}
+
+/**
+ * The identity of a window finding across windows: rule + tool call id +
+ * occurrence, so the same orphan in the next window is not new.
+ */
+export function identityKeys(findings: readonly Finding[]): string[] {
+  const seen = new Map<string, number>();
+  return findings.map((f) => {
+    const base = `${f.rule}\u0000${f.toolCallId ?? f.message}`;
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    return `${base}\u0000${n}`;
+  });
+}
+
+/** Quotes an id or name for a message. */
+export function q(text: string): string {
+  return JSON.stringify(text);
+}

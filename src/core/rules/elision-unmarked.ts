@@ -1,0 +1,41 @@
+/**
+ * elision-unmarked — protects (1) prefix identity: when consumed history is
+ * removed, the model is told so.
+ *
+ * Flags a rewrite that removes consumed messages without appending an elision
+ * marker (a message flagged `elision`, or one whose text starts with
+ * `[elided`) after the last retained consumed message.
+ */
+import type { RewriteAnalysis } from '../analysis';
+import { finding, type Finding } from '../findings';
+import type { Message } from '../model';
+import { firstRange, related, rewriteRange } from './common';
+
+export const ELISION_PREFIX = '[elided';
+
+export function isElisionMarker(message: Message): boolean {
+  if (message.elision) return true;
+  const first = message.blocks[0];
+  return first?.kind === 'text' && first.text.trimStart().startsWith(ELISION_PREFIX);
+}
+
+export function checkElisionUnmarked(a: RewriteAnalysis): Finding[] {
+  const { beforeFate, afterOrigin } = a.alignment;
+  const consumed = Math.min(a.rewrite.before.boundary, beforeFate.length);
+  const removed: number[] = [];
+  for (let j = 0; j < consumed; j++) if ((beforeFate[j] ?? -1) < 0) removed.push(j);
+  if (!removed.length) return [];
+  let lastRetained = -1;
+  afterOrigin.forEach((origin, i) => {
+    if (origin >= 0 && origin < consumed) lastRetained = i;
+  });
+  const after = a.rewrite.after.messages;
+  for (let i = lastRetained + 1; i < after.length; i++) if (isElisionMarker(after[i] as Message)) return [];
+  const first = a.rewrite.before.messages[removed[0] ?? 0];
+  const at = after[lastRetained]?.source;
+  return [
+    finding('elision-unmarked', firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${removed.length} consumed message${removed.length === 1 ? ' was' : 's were'} removed with no elision marker appended after the retained history`, {
+      related: related(first?.source, 'the first removed message', a.beforeFile),
+    }),
+  ];
+}

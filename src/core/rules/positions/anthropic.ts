@@ -1,0 +1,42 @@
+/**
+ * Anthropic Messages positions: every `tool_use` in assistant message k needs
+ * its `tool_result` in user message k+1 (so the results of parallel calls share
+ * ONE user message), and `tool_result` blocks must open that user message,
+ * before any text or other block.
+ */
+import type { Finding } from '../../findings';
+import type { ContextWindow, ToolPair } from '../../model';
+import { q } from '../common';
+import { judgePairs, misplacedFinding, ordinal } from './common';
+
+export function anthropicPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
+  const isNextUser = (message: number, callMessage: number) =>
+    message === callMessage + 1 && window.messages[message]?.role === 'user';
+  const wrongMessage = judgePairs(
+    window,
+    pairs,
+    (pair, result) => isNextUser(result.message, pair.call.message),
+    (pair, result) =>
+      `Tool result ${q(pair.id)} is in ${ordinal(result.message)} (${window.messages[result.message]?.role}); ` +
+      `Anthropic requires it in the user message right after the assistant message with its tool_use (${ordinal(pair.call.message + 1)})`,
+  );
+  const flagged = new Set(wrongMessage.map((f) => f.toolCallId));
+  return [...wrongMessage, ...resultsAfterOtherBlocks(window, pairs, flagged)];
+}
+
+/** Results that follow text (or any other block) in their message. */
+function resultsAfterOtherBlocks(window: ContextWindow, pairs: Map<string, ToolPair>, flagged: Set<string | undefined>): Finding[] {
+  const findings: Finding[] = [];
+  window.messages.forEach((message, m) => {
+    const firstOther = message.blocks.findIndex((b) => b.kind !== 'tool_result');
+    if (firstOther === -1) return;
+    message.blocks.forEach((block, b) => {
+      if (block.kind !== 'tool_result' || b < firstOther || flagged.has(block.callId)) return;
+      const pair = pairs.get(block.callId);
+      if (!pair?.call) return; // an orphan is tool-result-orphaned's business
+      const text = `Tool result ${q(block.callId)} follows other content in ${ordinal(m)}; Anthropic requires tool_result blocks to open the user message, before any text`;
+      findings.push(misplacedFinding(window, pair, { message: m, block: b, value: block }, text));
+    });
+  });
+  return findings;
+}

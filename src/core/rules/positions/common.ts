@@ -1,0 +1,47 @@
+/** Shared by the provider position modules of `tool-result-misplaced`. */
+import { finding, type Finding } from '../../findings';
+import type { ContextWindow, ToolPair } from '../../model';
+import { firstRange, idRange, q, related } from '../common';
+
+/** A pair's result, as `toolPairs` indexes it. */
+export type PairResult = ToolPair['results'][number];
+
+/** A pair whose call is in the window, with at least one result: the ones position rules judge. */
+export type PlacedPair = ToolPair & { readonly call: NonNullable<ToolPair['call']> };
+
+export function placedPairs(pairs: Map<string, ToolPair>): PlacedPair[] {
+  return [...pairs.values()].filter((p): p is PlacedPair => p.call !== undefined && p.results.length > 0);
+}
+
+/**
+ * Judges each pair: no finding when one of its results sits where `isPlaced` says
+ * it must (a second result is `tool-result-duplicated`'s business), else one
+ * finding on the first result, saying `why`.
+ */
+export function judgePairs(
+  window: ContextWindow,
+  pairs: Map<string, ToolPair>,
+  isPlaced: (pair: PlacedPair, result: PairResult) => boolean,
+  why: (pair: PlacedPair, result: PairResult) => string,
+): Finding[] {
+  const findings: Finding[] = [];
+  for (const pair of placedPairs(pairs)) {
+    if (pair.results.some((result) => isPlaced(pair, result))) continue;
+    const result = pair.results[0];
+    if (result) findings.push(misplacedFinding(window, pair, result, why(pair, result)));
+  }
+  return findings;
+}
+
+export function misplacedFinding(window: ContextWindow, pair: PlacedPair | ToolPair, result: PairResult, message: string): Finding {
+  const call = pair.call?.value;
+  return finding('tool-result-misplaced', firstRange(idRange(result.value), window.messages[result.message]?.source, window.source), message, {
+    toolCallId: pair.id,
+    related: related(call?.source, `the call ${q(pair.id)}`),
+  });
+}
+
+/** 1-based message number for messages (index 0 may be a leading system message). */
+export function ordinal(index: number): string {
+  return `message ${index + 1}`;
+}

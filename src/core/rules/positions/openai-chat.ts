@@ -1,0 +1,26 @@
+/**
+ * OpenAI Chat Completions positions: the `role:"tool"` messages answering an
+ * assistant message's `tool_calls` must follow it directly, as one contiguous
+ * run of tool messages (no user, system or assistant message in between).
+ */
+import type { Finding } from '../../findings';
+import type { ContextWindow, ToolPair } from '../../model';
+import { q } from '../common';
+import { judgePairs, ordinal } from './common';
+
+export function openaiChatPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
+  const contiguous = (from: number, to: number) => {
+    if (to <= from) return false;
+    for (let m = from + 1; m <= to; m++) if (window.messages[m]?.role !== 'tool') return false;
+    return true;
+  };
+  return judgePairs(
+    window,
+    pairs,
+    (pair, result) => contiguous(pair.call.message, result.message),
+    (pair, result) => {
+      const where = result.message < pair.call.message ? 'comes before its assistant message' : 'is not in the run of tool messages right after its assistant message';
+      return `Tool message for ${q(pair.id)} (${ordinal(result.message)}) ${where} (${ordinal(pair.call.message)}); OpenAI requires tool messages to follow the assistant message with the tool_calls directly`;
+    },
+  );
+}

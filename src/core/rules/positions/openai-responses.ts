@@ -1,0 +1,18 @@
+/**
+ * OpenAI Responses positions: a `function_call_output` (any `*_call_output`)
+ * must come after the `function_call` item with its `call_id`.
+ */
+import type { Finding } from '../../findings';
+import type { ContextWindow, ToolPair } from '../../model';
+import { q } from '../common';
+import { judgePairs, ordinal } from './common';
+
+export function openaiResponsesPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
+  return judgePairs(
+    window,
+    pairs,
+    (pair, result) => result.message > pair.call.message,
+    (pair, result) =>
+      `Output for call ${q(pair.id)} (${ordinal(result.message)}) comes before its call item (${ordinal(pair.call.message)}); OpenAI Responses requires the output after the call`,
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * The changes a rewrite makes to the consumed prefix, element by element:
+ * tools added, removed, modified or reordered; consumed messages modified,
+ * removed or with messages inserted among them. Shared by `prefix-mutated`
+ * (meaning changed) and `render-unstable` (bytes changed, meaning not).
+ */
+import { MODIFIED } from '../align';
+import type { RewriteAnalysis } from '../analysis';
+import { explainRenderDifference } from '../meaning';
+
+export type PrefixChange =
+  | { readonly kind: 'tool-modified'; readonly before: number; readonly after: number; readonly cause?: string }
+  | { readonly kind: 'tool-removed'; readonly before: number }
+  | { readonly kind: 'tool-inserted'; readonly after: number }
+  | { readonly kind: 'tools-reordered' }
+  | { readonly kind: 'message-modified'; readonly before: number; readonly after: number; readonly cause?: string }
+  | { readonly kind: 'messages-removed'; readonly from: number; readonly to: number; readonly nextAfter: number }
+  | { readonly kind: 'message-inserted'; readonly after: number };
+
+export function prefixChanges(a: RewriteAnalysis): PrefixChange[] {
+  if (a.prefixIntact) return [];
+  return [...(a.toolsChanged ? toolChanges(a) : []), ...messageChanges(a)];
+}
+
+function toolChanges(a: RewriteAnalysis): PrefixChange[] {
+  const changes: PrefixChange[] = [];
+  const afterByName = new Map<string, number[]>();
+  a.after.window.tools.forEach((t, i) => afterByName.set(t.name, [...(afterByName.get(t.name) ?? []), i]));
+  const matched = new Set<number>();
+  let lastAfter = -1;
+  let reordered = false;
+  a.before.window.tools.forEach((tool, j) => {
+    const i = afterByName.get(tool.name)?.find((k) => !matched.has(k));
+    if (i === undefined) return void changes.push({ kind: 'tool-removed', before: j });
+    matched.add(i);
+    if (i < lastAfter) reordered = true;
+    lastAfter = i;
+    const beforeText = a.before.toolTexts[j] ?? '';
+    const afterText = a.after.toolTexts[i] ?? '';
+    if (beforeText === afterText) return;
+    const cause = explainRenderDifference(beforeText, afterText);
+    changes.push({ kind: 'tool-modified', before: j, after: i, ...(cause && { cause }) });
+  });
+  a.after.window.tools.forEach((_, i) => {
+    if (!matched.has(i)) changes.push({ kind: 'tool-inserted', after: i });
+  });
+  if (reordered) changes.push({ kind: 'tools-reordered' });
+  return changes;
+}
+
+function messageChanges(a: RewriteAnalysis): PrefixChange[] {
+  const { afterOrigin, afterKind, beforeFate } = a.alignment;
+  const consumed = Math.min(a.rewrite.before.boundary, beforeFate.length);
+  const changes: PrefixChange[] = [];
+  let lastRetained = -1;
+  for (let j = 0; j < consumed; j++) {
+    const i = beforeFate[j] ?? -1;
+    if (i >= 0) {
+      lastRetained = Math.max(lastRetained, i);
+      if (afterKind[i] === MODIFIED) changes.push(modified(a, j, i));
+      continue;
+    }
+    let to = j;
+    while (to < consumed && (beforeFate[to] ?? -1) < 0) to++;
+    changes.push({ kind: 'messages-removed', from: j, to, nextAfter: nextRetained(beforeFate, to) });
+    j = to - 1;
+  }
+  for (let i = 0; i < lastRetained; i++) {
+    if ((afterOrigin[i] ?? -1) < 0) changes.push({ kind: 'message-inserted', after: i });
+  }
+  return changes;
+}
+
+function modified(a: RewriteAnalysis, j: number, i: number): PrefixChange {
+  const cause = explainRenderDifference(a.before.messageTexts[j] ?? '', a.after.messageTexts[i] ?? '');
+  return { kind: 'message-modified', before: j, after: i, ...(cause && { cause }) };
+}
+
+/** The after index of the first before message at or after `from` that was kept, or -1. */
+function nextRetained(beforeFate: Int32Array, from: number): number {
+  for (let k = from; k < beforeFate.length; k++) if ((beforeFate[k] ?? -1) >= 0) return beforeFate[k] ?? -1;
+  return -1;
+}

@@ -1,0 +1,91 @@
+/**
+ * prefix-mutated — protects (1) prefix identity: the rendered bytes before the
+ * boundary are unchanged.
+ *
+ * Flags each change to the consumed prefix whose meaning changed, at the exact
+ * place in the proposal (the changed block, the removed run's position, the
+ * inserted message, the tool registry), with the original as related location.
+ * Tools render first, so any change to the registry of a window the model has
+ * read changes the prefix. Same-meaning byte changes are `render-unstable`.
+ */
+import type { RewriteAnalysis } from '../analysis';
+import { finding, type Finding } from '../findings';
+import type { Message } from '../model';
+import type { SourceRange } from '../text';
+import { firstRange, q, related, rewriteRange } from './common';
+import { prefixChanges, type PrefixChange } from './prefix-changes';
+
+export function checkPrefixMutated(a: RewriteAnalysis): Finding[] {
+  return prefixChanges(a).flatMap((change) => {
+    if ((change.kind === 'tool-modified' || change.kind === 'message-modified') && change.cause) return [];
+    return [changeFinding(a, change)];
+  });
+}
+
+function changeFinding(a: RewriteAnalysis, change: PrefixChange): Finding {
+  const before = a.rewrite.before;
+  const after = a.rewrite.after;
+  const toolsAt = firstRange(after.toolsSource, rewriteRange(a.rewrite));
+  const file = a.beforeFile;
+  switch (change.kind) {
+    case 'tool-removed': {
+      const tool = before.tools[change.before];
+      return finding('prefix-mutated', toolsAt, `Tool ${q(tool?.name ?? '')} was removed from the registry the model has read (tools render first)`, {
+        related: related(tool?.source, 'the removed declaration', file),
+      });
+    }
+    case 'tool-inserted': {
+      const tool = after.tools[change.after];
+      return finding('prefix-mutated', firstRange(tool?.source, toolsAt), `Tool ${q(tool?.name ?? '')} was added to the registry the model has read (tools render first)`);
+    }
+    case 'tool-modified': {
+      const tool = after.tools[change.after];
+      return finding('prefix-mutated', firstRange(tool?.source, toolsAt), `The declaration of tool ${q(tool?.name ?? '')} changed after the model read it`, {
+        related: related(before.tools[change.before]?.source, 'the original declaration', file),
+      });
+    }
+    case 'tools-reordered':
+      return finding('prefix-mutated', toolsAt, 'The tool registry was reordered after the model read it');
+    case 'message-modified':
+      return modifiedFinding(a, change.before, change.after);
+    case 'messages-removed':
+      return removedFinding(a, change.from, change.to, change.nextAfter);
+    case 'message-inserted': {
+      const message = after.messages[change.after];
+      return finding('prefix-mutated', firstRange(message?.source, rewriteRange(a.rewrite)), `A ${message?.role ?? ''} message was inserted into the consumed prefix`);
+    }
+  }
+}
+
+/** The first block whose bytes differ, in both messages (or the message itself). */
+export function changedBlock(a: RewriteAnalysis, j: number, i: number): { after?: SourceRange; before?: SourceRange; index: number } {
+  const beforeMessage = a.rewrite.before.messages[j] as Message;
+  const afterMessage = a.rewrite.after.messages[i] as Message;
+  const beforeBlocks = a.render.message(beforeMessage).blocks;
+  const afterBlocks = a.render.message(afterMessage).blocks;
+  let k = 0;
+  while (k < beforeBlocks.length && k < afterBlocks.length && beforeBlocks[k]?.text === afterBlocks[k]?.text) k++;
+  const afterRange = afterMessage.blocks[k]?.source ?? afterMessage.source;
+  const beforeRange = beforeMessage.blocks[k]?.source ?? beforeMessage.source;
+  return { index: k, ...(afterRange && { after: afterRange }), ...(beforeRange && { before: beforeRange }) };
+}
+
+function modifiedFinding(a: RewriteAnalysis, j: number, i: number): Finding {
+  const block = changedBlock(a, j, i);
+  const role = a.rewrite.after.messages[i]?.role ?? '';
+  return finding('prefix-mutated', firstRange(block.after, rewriteRange(a.rewrite)), `Consumed ${role} message ${j + 1} was edited (block ${block.index + 1}) after the model read it`, {
+    related: related(block.before, 'the bytes the model read', a.beforeFile),
+  });
+}
+
+function removedFinding(a: RewriteAnalysis, from: number, to: number, nextAfter: number): Finding {
+  const before = a.rewrite.before.messages;
+  const start = before[from]?.source;
+  const end = before[to - 1]?.source;
+  const span = start && end ? { start: start.start, end: end.end } : undefined;
+  const at = nextAfter >= 0 ? a.rewrite.after.messages[nextAfter]?.source : undefined;
+  const count = to - from;
+  return finding('prefix-mutated', firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${count} consumed message${count === 1 ? ' was' : 's were'} removed here (messages ${from + 1}–${to})`, {
+    related: related(span, 'the removed messages', a.beforeFile),
+  });
+}

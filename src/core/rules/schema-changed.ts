@@ -1,0 +1,39 @@
+/**
+ * schema-changed — protects (2) pairing integrity and (3) schema versioning: a
+ * pending call's result is interpreted under the schema version it was made against.
+ *
+ * Flags a pending call whose `schema_version` no longer matches the active
+ * registry version of its tool after the rewrite, when it matched (or the call
+ * or tool differed) before: the rewrite introduced the mismatch.
+ */
+import { pendingCallIds, type RewriteAnalysis } from '../analysis';
+import { finding, type Finding } from '../findings';
+import type { ContextWindow, ToolCall, ToolSchema } from '../model';
+import { firstRange, idRange, q, related, rewriteRange } from './common';
+
+function activeTool(window: ContextWindow, name: string): ToolSchema | undefined {
+  return window.tools.find((t) => t.name === name);
+}
+
+function mismatch(call: ToolCall, tool: ToolSchema | undefined): boolean {
+  return call.schemaVersion !== undefined && tool?.version !== undefined && tool.version !== call.schemaVersion;
+}
+
+export function checkSchemaChanged(a: RewriteAnalysis): Finding[] {
+  const findings: Finding[] = [];
+  for (const id of pendingCallIds(a.after)) {
+    const call = a.after.pairs.get(id)?.call?.value;
+    if (!call) continue;
+    const tool = activeTool(a.rewrite.after, call.name);
+    if (!tool || !mismatch(call, tool)) continue;
+    const callBefore = a.before.pairs.get(id)?.call?.value;
+    if (callBefore && mismatch(callBefore, activeTool(a.rewrite.before, callBefore.name))) continue;
+    findings.push(
+      finding('schema-changed', firstRange(idRange(call), rewriteRange(a.rewrite)), `Call ${q(id)} was made against ${call.name} version ${q(call.schemaVersion ?? '')}, but the registry now declares version ${q(tool.version ?? '')}`, {
+        toolCallId: id,
+        related: related(tool.source, 'the declaration now active'),
+      }),
+    );
+  }
+  return findings;
+}

@@ -1,0 +1,30 @@
+/**
+ * tool-call-id-reused — protects (2) pairing integrity: an id names one call.
+ *
+ * When two calls in a window share an id, results cannot be paired reliably;
+ * every call after the first is flagged, related to the first.
+ */
+import { finding, type Finding } from '../findings';
+import { toolCalls, type ContextWindow, type ToolCall } from '../model';
+import { firstRange, idRange, q, related } from './common';
+
+export function checkToolCallIdReused(window: ContextWindow): Finding[] {
+  const firstCall = new Map<string, ToolCall>();
+  const findings: Finding[] = [];
+  for (const message of window.messages) {
+    for (const call of toolCalls(message)) {
+      const first = firstCall.get(call.id);
+      if (!first) {
+        firstCall.set(call.id, call);
+        continue;
+      }
+      findings.push(
+        finding('tool-call-id-reused', firstRange(idRange(call), window.source), `Tool call id ${q(call.id)} is used by more than one call`, {
+          toolCallId: call.id,
+          related: related(idRange(first), 'the first call with this id'),
+        }),
+      );
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,25 @@
+/**
+ * tool-result-duplicated — protects (2) pairing integrity: a call has exactly one result.
+ *
+ * Every result after the first for the same call id is flagged, pointing at the
+ * call (and the first result) as related locations.
+ */
+import { finding, type Finding } from '../findings';
+import { toolPairs, type ContextWindow, type ToolPair } from '../model';
+import { firstRange, idRange, q, related } from './common';
+
+export function checkToolResultDuplicated(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
+  const findings: Finding[] = [];
+  for (const pair of pairs.values()) {
+    const [first, ...extra] = pair.results;
+    for (const result of extra) {
+      findings.push(
+        finding('tool-result-duplicated', firstRange(idRange(result.value), window.source), `Tool call ${q(pair.id)} has more than one result`, {
+          toolCallId: pair.id,
+          related: [...related(idRange(pair.call?.value), 'the call'), ...related(idRange(first?.value), 'the first result')],
+        }),
+      );
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,32 @@
+/**
+ * tool-result-misplaced — protects (2) pairing integrity: a result the provider
+ * would not pair with its call because of where it sits.
+ *
+ * Each provider has its own positional rules, one module per format in
+ * `positions/`: Anthropic results open the next user message; OpenAI Chat tool
+ * messages follow their assistant message directly; OpenAI Responses outputs
+ * follow their call. Formats without positional rules (the native trace) get no
+ * findings. Results without a call are `tool-result-orphaned`'s, second results
+ * `tool-result-duplicated`'s.
+ *
+ * Adding a format: write `positions/<format>.ts` exporting a `PositionRule` and
+ * add one entry to POSITION_RULES.
+ */
+import type { Finding } from '../findings';
+import { toolPairs, type ContextWindow, type FormatId, type ToolPair } from '../model';
+import { anthropicPositions } from './positions/anthropic';
+import { openaiChatPositions } from './positions/openai-chat';
+import { openaiResponsesPositions } from './positions/openai-responses';
+
+/** The positional check of one provider format. */
+export type PositionRule = (window: ContextWindow, pairs: Map<string, ToolPair>) => Finding[];
+
+const POSITION_RULES: Partial<Record<FormatId, PositionRule>> = {
+  anthropic: anthropicPositions,
+  'openai-chat': openaiChatPositions,
+  'openai-responses': openaiResponsesPositions,
+};
+
+export function checkToolResultMisplaced(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
+  return POSITION_RULES[window.format]?.(window, pairs) ?? [];
+}

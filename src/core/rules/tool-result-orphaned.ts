@@ -1,0 +1,33 @@
+/**
+ * tool-result-orphaned — protects (2) pairing integrity: every result has its call.
+ *
+ * A result whose call id matches no call in the window is an orphan, wherever
+ * it sits. When the window continues server-side state (OpenAI Responses
+ * `previous_response_id` / `conversation`) the call may live there: that is
+ * reported as info `server-state-pairing`, not as an orphan.
+ */
+import { finding, type Finding } from '../findings';
+import { toolPairs, type ContextWindow, type ToolPair } from '../model';
+import { firstRange, idRange, q, related } from './common';
+
+export function checkToolResultOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
+  const findings: Finding[] = [];
+  for (const pair of pairs.values()) {
+    if (pair.call) continue;
+    for (const result of pair.results) {
+      const range = firstRange(idRange(result.value), window.source);
+      if (window.serverState) {
+        const state = window.serverState;
+        findings.push(
+          finding('server-state-pairing', range, `The call of result ${q(pair.id)} is not in this request; it lives in server-side state (${state.kind} ${q(state.id)})`, {
+            toolCallId: pair.id,
+            related: related(state.source, `${state.kind} that holds the call`),
+          }),
+        );
+      } else {
+        findings.push(finding('tool-result-orphaned', range, `Tool result ${q(pair.id)} has no matching call in the window`, { toolCallId: pair.id }));
+      }
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,53 @@
+/**
+ * Token counts for boundaries and cache impact, with js-tiktoken's offline
+ * encodings (o200k_base by default, cl100k_base optional). These approximate
+ * the provider's own tokenizer (Anthropic's is not public; OpenAI's chat
+ * template adds a few tokens per message): treat counts as estimates.
+ *
+ * Counts are cached per rendered string, so history repeated across the
+ * requests of a log is counted once.
+ */
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import o200k from 'js-tiktoken/ranks/o200k_base';
+import type { TokenEncoding } from './api';
+
+export interface TokenCounter {
+  readonly encoding: TokenEncoding;
+  /** Tokens in a text (cached per string). */
+  count(text: string): number;
+}
+
+/**
+ * Building an encoder costs about a second (it decodes the rank table), so
+ * each encoding is built once per process. The encoders are immutable after
+ * construction; this memo is the engine's only module-level state.
+ */
+const encoders = new Map<TokenEncoding, Tiktoken>();
+
+function encoderFor(encoding: TokenEncoding): Tiktoken {
+  let encoder = encoders.get(encoding);
+  if (!encoder) encoders.set(encoding, (encoder = new Tiktoken(encoding === 'cl100k_base' ? cl100k : o200k)));
+  return encoder;
+}
+
+/** Texts longer than this are counted in pieces (tiktoken's regex pass is slow on huge strings). */
+const PIECE = 64 * 1024;
+
+export function createTokenCounter(encoding: TokenEncoding = 'o200k_base'): TokenCounter {
+  const encoder = encoderFor(encoding);
+  const cache = new Map<string, number>();
+  const encode = (text: string) => encoder.encode(text, [], []).length;
+  return {
+    encoding,
+    count(text: string): number {
+      let n = cache.get(text);
+      if (n === undefined) {
+        n = 0;
+        for (let i = 0; i < text.length; i += PIECE) n += encode(text.slice(i, i + PIECE));
+        cache.set(text, n);
+      }
+      return n;
+    },
+  };
+}
