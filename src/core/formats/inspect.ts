@@ -1,0 +1,210 @@
+/**
+ * Inspect AI eval logs: the whole `EvalLog` as `.json`, or the zipped `.eval`
+ * (`header.json`, `samples/<id>_epoch_<n>.json`, …).
+ *
+ * Each sample is one conversation. Each `model` event is one generation with
+ * its exact input (`input`, or `input_refs` ranges into `sample.message_pool`),
+ * its tools and its output: every model event after the first is a step
+ * (source `request`) judged against the previous input plus its output, all
+ * consumed. The sample's `messages` are its final, live window.
+ *
+ * Findings cannot point into the compressed bytes of a `.eval`: there every
+ * range is {0,0} and messages name the zip entry.
+ */
+import { unzipSync } from 'fflate';
+import { finding } from '../findings';
+import { parseJson, prop, type JsonArray, type JsonNode } from '../json/parse';
+import type { Block, ContextWindow, Message, ToolSchema } from '../model';
+import type { SourceRange } from '../text';
+import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
+import { asArray, asString, consumedBoundary, findingEvent, headMatches, neutralRole } from './wild/common';
+
+export const inspectAdapter: FormatAdapter = {
+  id: 'inspect',
+  label: 'Inspect AI eval log (.json / .eval)',
+  sniff: (head) =>
+    head.startsWith('PK\u0003\u0004') ||
+    headMatches(head, /^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"[a-z]+"\s*,\s*"eval"\s*:\s*\{/, /^\s*\{[^]*"eval"\s*:\s*\{[^]*"(task|task_id|run_id)"\s*:[^]*"(samples|plan|results)"\s*:/),
+  read: readInspect,
+};
+
+/** Where nodes of one JSON document point: the file itself, or nowhere (inside a zip). */
+interface Locator {
+  range(node: JsonNode | undefined): SourceRange | undefined;
+  /** Prefix for messages about this document (the zip entry name). */
+  readonly where: string;
+}
+
+const ZERO: SourceRange = { start: 0, end: 0 };
+
+function* readInspect(input: TranscriptInput): Generator<TranscriptEvent> {
+  const bytes = input.bytes();
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) {
+    yield* readEvalZip(bytes);
+    return;
+  }
+  const text = input.text();
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    const at = Math.min(parsed.error.offset, text.length);
+    yield findingEvent(finding('invalid-json', { start: at, end: Math.min(at + 1, text.length) }, `Inspect log is not valid JSON: ${parsed.error.message}`));
+    yield { kind: 'window', window: emptyWindow() };
+    return;
+  }
+  const locator: Locator = { range: (node) => (node && node.start >= 0 ? { start: node.start, end: node.end } : undefined), where: '' };
+  yield* readSamples(asArray(prop(parsed.node, 'samples'))?.items ?? [], locator);
+}
+
+function* readEvalZip(bytes: Uint8Array): Generator<TranscriptEvent> {
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(bytes, { filter: (file) => /^samples\/[^/]+\.json$/.test(file.name) });
+  } catch (error) {
+    yield findingEvent(finding('invalid-json', ZERO, `Inspect .eval is not a readable zip: ${(error as Error).message}`));
+    yield { kind: 'window', window: emptyWindow() };
+    return;
+  }
+  const names = Object.keys(entries).sort(naturalOrder);
+  const samples: { node: JsonNode; locator: Locator }[] = [];
+  for (const name of names) {
+    const text = new TextDecoder().decode(entries[name]);
+    const parsed = parseJson(text);
+    const locator: Locator = { range: () => ZERO, where: `${name}: ` };
+    if (parsed.ok) samples.push({ node: parsed.node, locator });
+    else yield findingEvent(finding('invalid-json', ZERO, `${name}: not valid JSON at offset ${parsed.error.offset}: ${parsed.error.message}`));
+  }
+  if (samples.length === 0) yield { kind: 'window', window: emptyWindow() };
+  for (const sample of samples) yield* readSample(sample.node, sample.locator);
+}
+
+function* readSamples(samples: readonly JsonNode[], locator: Locator): Generator<TranscriptEvent> {
+  if (samples.length === 0) yield { kind: 'window', window: emptyWindow() };
+  for (const sample of samples) yield* readSample(sample, locator);
+}
+
+interface Generation {
+  readonly request: ContextWindow;
+  readonly output: Message[];
+  readonly range?: SourceRange;
+}
+
+function* readSample(sample: JsonNode, locator: Locator): Generator<TranscriptEvent> {
+  const pool = asArray(prop(sample, 'message_pool'));
+  let previous: Generation | undefined;
+  let tools: ToolSchema[] = [];
+  for (const event of asArray(prop(sample, 'events'))?.items ?? []) {
+    if (asString(prop(event, 'event'))?.value !== 'model') continue;
+    const generation = readGeneration(event, pool, locator);
+    tools = [...generation.request.tools];
+    if (previous) {
+      const consumed = [...previous.request.messages, ...previous.output];
+      const before: ContextWindow = { ...previous.request, messages: consumed, boundary: consumed.length };
+      yield { kind: 'step', rewrite: { source: 'request', before, after: generation.request, applied: true, range: generation.range } };
+    }
+    yield { kind: 'window', window: generation.request };
+    previous = generation;
+  }
+  const messagesNode = asArray(prop(sample, 'messages'));
+  const messages = readMessages(messagesNode, locator);
+  yield {
+    kind: 'window',
+    window: { format: 'inspect', tools, messages, boundary: consumedBoundary(messages), live: true, source: locator.range(sample), messagesSource: locator.range(messagesNode) },
+  };
+}
+
+function readGeneration(event: JsonNode, pool: JsonArray | undefined, locator: Locator): Generation {
+  const inputNode = asArray(prop(event, 'input'));
+  const messages = inputNode && inputNode.items.length > 0 ? readMessages(inputNode, locator) : pooledInput(prop(event, 'input_refs'), pool, locator);
+  const toolsNode = asArray(prop(event, 'tools'));
+  const tools = (toolsNode?.items ?? []).map((tool) => readTool(tool, locator));
+  const choice = asArray(prop(prop(event, 'output'), 'choices'))?.items[0];
+  const outputNode = prop(choice, 'message');
+  const request: ContextWindow = {
+    format: 'inspect',
+    tools,
+    messages,
+    boundary: messages.length,
+    live: false,
+    source: locator.range(event),
+    toolsSource: locator.range(toolsNode),
+    messagesSource: locator.range(inputNode),
+  };
+  return { request, output: outputNode ? [readMessage(outputNode, undefined, locator)] : [], range: locator.range(event) };
+}
+
+/** `input_refs: [[start, end), …]` slices of the sample's message pool, in order. */
+function pooledInput(refs: JsonNode | undefined, pool: JsonArray | undefined, locator: Locator): Message[] {
+  const out: Message[] = [];
+  for (const ref of asArray(refs)?.items ?? []) {
+    const [start, end] = (asArray(ref)?.items ?? []).map((n) => (n.type === 'number' ? Number(n.raw) : NaN));
+    if (start === undefined || end === undefined || !Number.isInteger(start) || !Number.isInteger(end)) continue;
+    for (const node of pool?.items.slice(start, end) ?? []) out.push(readMessage(node, pool, locator));
+  }
+  return out;
+}
+
+function readMessages(list: JsonArray | undefined, locator: Locator): Message[] {
+  return (list?.items ?? []).map((node) => readMessage(node, list, locator));
+}
+
+/** One Inspect ChatMessage: system / user / assistant (with `tool_calls`) / tool (with `tool_call_id`). */
+function readMessage(node: JsonNode, container: JsonArray | undefined, locator: Locator): Message {
+  const role = neutralRole(asString(prop(node, 'role'))?.value, 'user');
+  const source = locator.range(node);
+  if (role === 'tool') return { role, blocks: [toolResult(node, locator)], source, container: locator.range(container) };
+  const blocks = contentBlocks(prop(node, 'content'), locator);
+  const calls = asArray(prop(node, 'tool_calls'));
+  for (const call of calls?.items ?? []) blocks.push(toolCall(call, calls, locator));
+  return { role, blocks, source, container: locator.range(container) };
+}
+
+function contentBlocks(content: JsonNode | undefined, locator: Locator): Block[] {
+  const text = asString(content);
+  if (text) return text.value === '' ? [] : [{ kind: 'text', text: text.value, source: locator.range(text) }];
+  return (asArray(content)?.items ?? []).map((part): Block => {
+    const type = asString(prop(part, 'type'))?.value ?? part.type;
+    const partText = asString(prop(part, 'text'));
+    if (type === 'text' && partText) return { kind: 'text', text: partText.value, source: locator.range(part) };
+    return { kind: 'opaque', type, value: part, source: locator.range(part) };
+  });
+}
+
+function toolCall(node: JsonNode, container: JsonArray | undefined, locator: Locator): Block {
+  const id = asString(prop(node, 'id'));
+  return {
+    kind: 'tool_call',
+    id: id?.value ?? '',
+    name: asString(prop(node, 'function'))?.value ?? '',
+    input: prop(node, 'arguments'),
+    source: locator.range(node),
+    idSource: locator.range(id),
+    container: locator.range(container),
+  };
+}
+
+function toolResult(node: JsonNode, locator: Locator): Block {
+  const id = asString(prop(node, 'tool_call_id'));
+  const error = prop(node, 'error');
+  return {
+    kind: 'tool_result',
+    callId: id?.value ?? '',
+    name: asString(prop(node, 'function'))?.value,
+    content: prop(node, 'content'),
+    isError: error !== undefined && error.type !== 'null',
+    source: locator.range(node),
+    idSource: locator.range(id),
+  };
+}
+
+function readTool(node: JsonNode, locator: Locator): ToolSchema {
+  return { name: asString(prop(node, 'name'))?.value ?? '', declaration: node, source: locator.range(node) };
+}
+
+function emptyWindow(): ContextWindow {
+  return { format: 'inspect', tools: [], messages: [], boundary: 0, live: true };
+}
+
+/** `samples/2_epoch_1.json` before `samples/10_epoch_1.json`. */
+function naturalOrder(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
+}
