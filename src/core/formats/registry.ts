@@ -9,6 +9,9 @@ import type { FormatId } from '../model';
 import type { FormatAdapter } from '../transcript';
 import { nativeAdapter } from './native';
 // ── format adapters: one import per format, below this line ──
+import { claudeCodeAdapter } from './claude-code';
+import { codexAdapter } from './codex';
+import { inspectAdapter } from './inspect';
 import { anthropicAdapter } from './anthropic';
 import { openaiChatAdapter } from './openai-chat';
 import { openaiResponsesAdapter } from './openai-responses';
@@ -16,6 +19,9 @@ import { openaiResponsesAdapter } from './openai-responses';
 export const ADAPTERS: readonly FormatAdapter[] = [
   nativeAdapter,
   // ── format adapters: one entry per format, most specific first, below this line ──
+  claudeCodeAdapter,
+  codexAdapter,
+  inspectAdapter,
   anthropicAdapter,
   openaiChatAdapter,
   openaiResponsesAdapter,
@@ -30,6 +36,11 @@ export function detectFormat(head: string): FormatAdapter | undefined {
       return false;
     }
   });
+}
+
+/** One line naming every format, for the hint on a file no adapter recognises. */
+export function formatsHint(): string {
+  return `Known formats: ${ADAPTERS.map((adapter) => `${adapter.id} (${adapter.label})`).join(', ')}`;
 }
 
 export function adapterFor(id: FormatId | string): FormatAdapter | undefined {
