@@ -6,7 +6,9 @@
  * meaning of one member (a call's name, input or schema version; a result's
  * content or error flag) but not the other cuts the pair: the result no longer
  * answers the call the model sees. A bytes-only change of the same meaning is
- * `render-unstable`, not this.
+ * `render-unstable`, not this. A result the model has not consumed yet may be
+ * edited alone (a runtime truncating tool output before the model reads it):
+ * that is a patch; a call edited alone, or a consumed result edited alone, is not.
  */
 import type { RewriteAnalysis } from '../analysis';
 import { finding, type Finding } from '../findings';
@@ -28,6 +30,8 @@ export function checkPairStraddled(a: RewriteAnalysis): Finding[] {
     const callChanged = changed(a, callBefore, callAfter, () => callMeaning(callBefore.value) !== callMeaning(callAfter.value));
     const resultChanged = changed(a, resultBefore, resultAfter, () => resultMeaning(resultBefore.value) !== resultMeaning(resultAfter.value));
     if (callChanged === resultChanged) continue;
+    // A result the model has not read yet may be post-processed (truncated, redacted): that is a patch.
+    if (resultChanged && resultBefore.message >= a.rewrite.before.boundary) continue;
     const [edited, kept, original] = callChanged
       ? [callAfter.value, resultAfter.value, callBefore.value]
       : [resultAfter.value, callAfter.value, resultBefore.value];

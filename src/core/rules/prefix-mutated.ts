@@ -85,7 +85,7 @@ function removedFinding(a: RewriteAnalysis, from: number, to: number, nextAfter:
   const span = start && end ? { start: start.start, end: end.end } : undefined;
   const at = nextAfter >= 0 ? a.rewrite.after.messages[nextAfter]?.source : undefined;
   const count = to - from;
-  return finding('prefix-mutated', firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${count} consumed message${count === 1 ? ' was' : 's were'} removed here (messages ${from + 1}–${to})`, {
+  return finding('prefix-mutated', firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${count} consumed message${count === 1 ? ' was' : 's were'} removed here (${count === 1 ? `message ${from + 1}` : `messages ${from + 1}–${to}`})`, {
     related: related(span, 'the removed messages', a.beforeFile),
   });
 }
