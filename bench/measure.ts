@@ -1,0 +1,118 @@
+/**
+ * One measurement, run in a fresh child process by bench/run.ts so that heaps
+ * and JIT state do not leak between measurements. Prints one JSON object.
+ *
+ *   node --import tsx bench/measure.ts parse  FILE   read the lines, JSON.parse each
+ *   node --import tsx bench/measure.ts read   FILE   read the lines only
+ *   node --import tsx bench/measure.ts check  FILE   checkTranscript (tokens off)
+ *   node --import tsx --expose-gc bench/measure.ts memory FILE
+ *   node --import tsx bench/measure.ts guard
+ */
+import { performance } from 'node:perf_hooks';
+import { checkTranscript } from '../src/core/check';
+import { guardRewrite } from '../src/core/guard';
+import { inputFromFile } from '../src/core/io';
+import type { TranscriptInput } from '../src/core/transcript';
+import { referenceGuard } from './reference-guard';
+import { guardScenarios } from './windows';
+
+type Output = Record<string, unknown>;
+
+function timeRead(file: string, parse: boolean): Output {
+  const start = performance.now();
+  let lines = 0;
+  let parsed = 0;
+  for (const line of inputFromFile(file).lines()) {
+    lines++;
+    if (parse && line.text.length > 0) {
+      JSON.parse(line.text);
+      parsed++;
+    }
+  }
+  return { ms: performance.now() - start, lines, parsed };
+}
+
+function timeCheck(file: string): Output {
+  const start = performance.now();
+  const report = checkTranscript(inputFromFile(file), { tokens: false });
+  const ms = performance.now() - start;
+  const decisions: Record<string, number> = {};
+  for (const step of report.steps) decisions[step.decision] = (decisions[step.decision] ?? 0) + 1;
+  return { ms, format: report.format, steps: report.steps.length, decisions, findings: report.findings.length };
+}
+
+/**
+ * Peak live heap while checking, over the heap in use just before: `input.lines()`
+ * is wrapped so that before each line is handed to the engine a full GC runs and
+ * `process.memoryUsage().heapUsed` is sampled. It therefore measures what the
+ * engine retains between lines (its state plus the line it is given), not the
+ * garbage in flight. Peak RSS growth (`resourceUsage().maxRSS`) is reported too.
+ */
+function measureMemory(file: string): Output {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with --expose-gc');
+  const input = inputFromFile(file);
+  gc();
+  const baseHeap = process.memoryUsage().heapUsed;
+  const baseRss = process.memoryUsage().rss;
+  let peakHeap = 0;
+  let largestLine = 0;
+  const sampled: TranscriptInput = {
+    file: input.file,
+    text: () => input.text(),
+    bytes: () => input.bytes(),
+    *lines() {
+      for (const line of input.lines()) {
+        largestLine = Math.max(largestLine, Buffer.byteLength(line.text));
+        gc();
+        peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed - baseHeap);
+        yield line;
+      }
+    },
+  };
+  const report = checkTranscript(sampled, { tokens: false });
+  gc();
+  const maxRssBytes = process.resourceUsage().maxRSS * 1024;
+  return { peakHeap, largestLine, peakRssGrowth: maxRssBytes - baseRss, steps: report.steps.length };
+}
+
+/** Median time of `runs` calls, after `warmup` calls. */
+function medianMs(fn: () => unknown, runs: number, warmup = 2): number {
+  for (let i = 0; i < warmup; i++) fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? 0;
+}
+
+function timeGuards(): Output {
+  const out: Output = {};
+  for (const scenario of guardScenarios()) {
+    const engine = guardRewrite(scenario.before, scenario.after);
+    const reference = referenceGuard(scenario.before, scenario.after);
+    out[scenario.name] = {
+      expected: scenario.expected,
+      engineDecision: engine.decision,
+      referenceDecision: reference.decision,
+      engineMs: medianMs(() => guardRewrite(scenario.before, scenario.after), 9),
+      referenceMs: medianMs(() => referenceGuard(scenario.before, scenario.after), 9),
+    };
+  }
+  return out;
+}
+
+function run(mode: string | undefined, file: string | undefined): Output {
+  if (mode === 'guard') return timeGuards();
+  if (!file) throw new Error(`${mode}: FILE missing`);
+  if (mode === 'read') return timeRead(file, false);
+  if (mode === 'parse') return timeRead(file, true);
+  if (mode === 'check') return timeCheck(file);
+  if (mode === 'memory') return measureMemory(file);
+  throw new Error(`unknown mode ${mode}`);
+}
+
+process.stdout.write(`${JSON.stringify(run(process.argv[2], process.argv[3]))}\n`);

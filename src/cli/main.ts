@@ -1,0 +1,115 @@
+/**
+ * `prefix-lens check [--format F] [--json | --sarif] [--against OLD] FILE|DIR...`
+ *
+ * Exit 0: no error-level finding. 1: at least one. 2: a file could not be read,
+ * its format was not recognised, or the command line was wrong. Bad input never
+ * prints a stack trace (set PREFIX_LENS_DEBUG=1 to see one for an internal error).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { version } from '../../package.json';
+import type { Report } from '../core/api';
+import { checkAgainst, checkTranscript } from '../core/check';
+import { toJsonReport } from '../core/report/json';
+import { toSarif } from '../core/report/sarif';
+import { parseArgs, USAGE, type CheckCommand } from './args';
+import { expandPaths, FORMAT_IDS, openTranscript, type Located } from './files';
+import { paletteFor, plainReport } from './plain';
+
+export const EXIT_OK = 0;
+export const EXIT_FINDINGS = 1;
+export const EXIT_TROUBLE = 2;
+
+interface Outcome {
+  readonly reports: Report[];
+  /** One-line reasons for files that could not be checked. */
+  readonly troubles: string[];
+}
+
+function main(argv: readonly string[]): number {
+  const command = parseArgs(argv, FORMAT_IDS);
+  switch (command.kind) {
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return EXIT_OK;
+    case 'version':
+      process.stdout.write(`${version}\n`);
+      return EXIT_OK;
+    case 'usage-error':
+      process.stderr.write(`prefix-lens: ${command.message}\n${USAGE.split('\n')[0]}\n`);
+      return EXIT_TROUBLE;
+    case 'check':
+      return runCheck(command);
+  }
+}
+
+function runCheck(command: CheckCommand): number {
+  const against = command.against === undefined ? undefined : expandPaths([command.against], command.format);
+  if (against && against.files.length !== 1) {
+    const reason = against.troubles[0] ?? `${command.against}: --against needs exactly one file`;
+    process.stderr.write(`prefix-lens: ${reason}\n`);
+    return EXIT_TROUBLE;
+  }
+  const expanded = expandPaths(command.paths, command.format);
+  const outcome: Outcome = { reports: [], troubles: [...expanded.troubles] };
+  for (const file of expanded.files) {
+    const checked = checkOne(file, command, against?.files[0]);
+    if (typeof checked === 'string') outcome.troubles.push(checked);
+    else outcome.reports.push(checked);
+  }
+  for (const trouble of outcome.troubles) process.stderr.write(`prefix-lens: ${trouble}\n`);
+  printReports(outcome.reports, command);
+  if (outcome.troubles.length > 0) return EXIT_TROUBLE;
+  const hasError = outcome.reports.some((r) => r.findings.some((f) => f.severity === 'error'));
+  return hasError ? EXIT_FINDINGS : EXIT_OK;
+}
+
+/** Checks one file (as a rewrite of `old` when given); a string is a one-line reason it could not be checked. */
+function checkOne(file: Located, command: CheckCommand, old: Located | undefined): Report | string {
+  try {
+    if (!old) return checkTranscript(openTranscript(file.path), { format: file.format });
+    return checkAgainst(openTranscript(old.path), openTranscript(file.path), {
+      ...(command.format ? { format: command.format } : {}),
+    });
+  } catch (error) {
+    if (process.env.PREFIX_LENS_DEBUG) process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    return `${file.path}: cannot be checked: ${oneLine(error)}`;
+  }
+}
+
+function printReports(reports: readonly Report[], command: CheckCommand): void {
+  if (command.output === 'json') {
+    process.stdout.write(`${JSON.stringify(reports.map(toJsonReport), null, 2)}\n`);
+  } else if (command.output === 'sarif') {
+    const sarif = toSarif(reports, {
+      toolVersion: version,
+      rulesDocUri: rulesDocUri(),
+      baseUri: pathToFileURL(process.cwd()).href,
+    });
+    process.stdout.write(`${JSON.stringify(sarif, null, 2)}\n`);
+  } else {
+    const palette = paletteFor(process.stdout.isTTY === true, process.env);
+    const lines = reports.flatMap((r) => plainReport(r, palette));
+    if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+  }
+}
+
+/** docs/rules.md of the installed package (dist/cli.js → ../docs/rules.md) as a file URI. */
+function rulesDocUri(): string {
+  const doc = path.resolve(__dirname, '..', 'docs', 'rules.md');
+  return fs.existsSync(doc) ? pathToFileURL(doc).href : 'docs/rules.md';
+}
+
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}
+
+try {
+  process.exitCode = main(process.argv.slice(2));
+} catch (error) {
+  if (process.env.PREFIX_LENS_DEBUG) process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.stderr.write(`prefix-lens: internal error: ${oneLine(error)}\n`);
+  process.exitCode = EXIT_TROUBLE;
+}

@@ -1,0 +1,92 @@
+/**
+ * The CLI's plain output: one line per finding (`file:line:col severity rule
+ * message`), one line per step (runs of patch steps folded), then a summary.
+ * Coloured only when asked (stdout is a TTY and NO_COLOR is unset).
+ */
+import type { Report, StepReport } from '../core/api';
+import type { Decision, Severity } from '../core/findings';
+import { formatNumber, summaryLine } from '../core/report/markdown';
+import { LineIndex } from '../core/text';
+
+export interface Palette {
+  readonly red: (s: string) => string;
+  readonly yellow: (s: string) => string;
+  readonly green: (s: string) => string;
+  readonly cyan: (s: string) => string;
+  readonly dim: (s: string) => string;
+  readonly bold: (s: string) => string;
+}
+
+const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
+
+export const COLOURS: Palette = {
+  red: ansi(31, 39),
+  yellow: ansi(33, 39),
+  green: ansi(32, 39),
+  cyan: ansi(36, 39),
+  dim: ansi(2, 22),
+  bold: ansi(1, 22),
+};
+
+const same = (s: string) => s;
+export const NO_COLOURS: Palette = { red: same, yellow: same, green: same, cyan: same, dim: same, bold: same };
+
+/** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
+export function paletteFor(isTty: boolean, env: NodeJS.ProcessEnv): Palette {
+  return isTty && !env.NO_COLOR ? COLOURS : NO_COLOURS;
+}
+
+/** Steps in a run of more than this many consecutive patch steps are folded into one line. */
+const FOLD_PATCH_RUN = 2;
+
+/** The plain lines of one report (no trailing newline). */
+export function plainReport(report: Report, c: Palette): string[] {
+  const lines = LineIndex.fromStarts(report.lineStarts);
+  const out = report.findings.map((f) => {
+    const { line, column } = lines.position(f.range.start);
+    const id = f.toolCallId !== undefined ? ` ${c.dim(`[${f.toolCallId}]`)}` : '';
+    return `${c.bold(`${report.file}:${line}:${column}`)} ${severity(f.severity, c)} ${c.dim(f.rule)} ${f.message}${id}`;
+  });
+  out.push(...stepLines(report.steps, c));
+  out.push(`${c.bold(report.file)}: ${summaryLine(report).replace(/`/g, '')}`);
+  return out;
+}
+
+function stepLines(steps: readonly StepReport[], c: Palette): string[] {
+  const out: string[] = [];
+  const total = steps.length;
+  for (let i = 0; i < steps.length; ) {
+    const step = steps[i];
+    if (!step) break;
+    let end = i;
+    while (step.decision === 'patch' && steps[end + 1]?.decision === 'patch') end++;
+    if (end - i + 1 > FOLD_PATCH_RUN) {
+      out.push(`steps ${step.index}–${steps[end]?.index ?? step.index}/${total} ${decision('patch', c)}`);
+      i = end + 1;
+    } else {
+      out.push(stepLine(step, total, c));
+      i++;
+    }
+  }
+  return out;
+}
+
+/** `step 3/12 ABORT compaction tool-result-orphaned schema-dropped · cache −48,213 tokens`. */
+export function stepLine(step: StepReport, total: number, c: Palette): string {
+  const parts = [`step ${step.index}/${total}`, decision(step.decision, c), step.source];
+  if (!step.applied) parts.push(c.dim('(not applied)'));
+  if (step.rules.length > 0) parts.push(step.rules.join(' '));
+  if (step.cacheImpact.invalidatedTokens > 0) {
+    parts.push(`· cache −${formatNumber(step.cacheImpact.invalidatedTokens)} tokens`);
+  }
+  return parts.join(' ');
+}
+
+function decision(d: Decision, c: Palette): string {
+  const word = d.toUpperCase();
+  return d === 'abort' ? c.red(c.bold(word)) : d === 'defer' ? c.yellow(word) : c.green(word);
+}
+
+function severity(s: Severity, c: Palette): string {
+  return s === 'error' ? c.red(s) : s === 'warning' ? c.yellow(s) : c.cyan(s);
+}

@@ -1,0 +1,76 @@
+/**
+ * The CLI's `--json` report: one object per file, positions as 1-based
+ * line/column. Pure: the extension's "Export Report" and the CLI share it.
+ */
+import type { Report } from '../api';
+import type { Decision, Finding, RuleId, Severity } from '../findings';
+import type { FormatId, RewriteSource } from '../model';
+import { LineIndex } from '../text';
+
+export interface JsonStep {
+  readonly index: number;
+  readonly decision: Decision;
+  readonly source: RewriteSource;
+  readonly rules: readonly RuleId[];
+  /** Extra: false when the transcript records the rewrite was not applied. */
+  readonly applied: boolean;
+  /** Extra: consumed tokens before the step, and how many of them the prompt cache loses. */
+  readonly cacheImpact: { readonly consumedTokens: number; readonly invalidatedTokens: number };
+}
+
+export interface JsonFinding {
+  readonly rule: RuleId;
+  readonly severity: Severity;
+  readonly message: string;
+  /** 1-based step index, null for window-level findings. */
+  readonly step: number | null;
+  readonly line: number;
+  readonly column: number;
+  readonly endLine: number;
+  readonly endColumn: number;
+  readonly toolCallId?: string;
+}
+
+export interface JsonReport {
+  readonly file: string;
+  readonly format: FormatId;
+  readonly steps: readonly JsonStep[];
+  readonly findings: readonly JsonFinding[];
+}
+
+/** Converts an engine report to the `--json` shape (one element of the printed array). */
+export function toJsonReport(report: Report): JsonReport {
+  const lines = LineIndex.fromStarts(report.lineStarts);
+  return {
+    file: report.file,
+    format: report.format,
+    steps: report.steps.map((step) => ({
+      index: step.index,
+      decision: step.decision,
+      source: step.source,
+      rules: [...step.rules],
+      applied: step.applied,
+      cacheImpact: {
+        consumedTokens: step.cacheImpact.consumedTokens,
+        invalidatedTokens: step.cacheImpact.invalidatedTokens,
+      },
+    })),
+    findings: report.findings.map((f) => jsonFinding(f, lines)),
+  };
+}
+
+function jsonFinding(f: Finding, lines: LineIndex): JsonFinding {
+  const start = lines.position(f.range.start);
+  const end = lines.position(Math.max(f.range.end, f.range.start));
+  return {
+    rule: f.rule,
+    severity: f.severity,
+    message: f.message,
+    step: f.step ?? null,
+    line: start.line,
+    column: start.column,
+    endLine: end.line,
+    endColumn: end.column,
+    ...(f.toolCallId !== undefined ? { toolCallId: f.toolCallId } : {}),
+  };
+}
