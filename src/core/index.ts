@@ -21,5 +21,5 @@ export type * from './transcript';
 export type { LineColumn, SourceLine, SourceRange } from './text';
 export { LineIndex } from './text';
 export type { JsonNode } from './json/parse';
-// The fix planner (src/core/fix/plan.ts) is re-exported here once it exists:
-// export { planFix } from './fix/plan';
+export { planFix, type PlanFixOptions } from './fix/plan';
+export { applyEdits } from './fix/edits';
