@@ -12,6 +12,7 @@ import { nativeAdapter } from './native';
 import { claudeCodeAdapter } from './claude-code';
 import { codexAdapter } from './codex';
 import { inspectAdapter } from './inspect';
+import { otelAdapter } from './otel';
 import { anthropicAdapter } from './anthropic';
 import { openaiChatAdapter } from './openai-chat';
 import { openaiResponsesAdapter } from './openai-responses';
@@ -22,6 +23,7 @@ export const ADAPTERS: readonly FormatAdapter[] = [
   claudeCodeAdapter,
   codexAdapter,
   inspectAdapter,
+  otelAdapter,
   anthropicAdapter,
   openaiChatAdapter,
   openaiResponsesAdapter,

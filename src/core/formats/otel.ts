@@ -1,0 +1,119 @@
+/**
+ * OpenTelemetry GenAI / OpenInference traces as Langfuse exports them:
+ * `{trace:{…}, observations:[{type:"GENERATION"|"SPAN"|…, startTime, input,
+ * output, metadata:{attributes}}]}`.
+ *
+ * Every GENERATION is one model call: its input is a request window (not
+ * live), its output what the model answered. Generations are taken in
+ * `startTime` order (exports do not store them in order); each one after the
+ * first of a conversation is a step (source `request`) judged against the
+ * previous input plus its output, all consumed. A generation whose leading
+ * system message differs from the previous generation's starts a new
+ * conversation (another agent in the same trace), not a step.
+ * `gen_ai.conversation.id` is recorded as server-side state. See
+ * `otel/messages.ts` for the message shapes.
+ */
+import { finding } from '../findings';
+import { parseJson, prop, type JsonNode } from '../json/parse';
+import type { ContextWindow, Message, ServerState } from '../model';
+import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
+import { readResponsesOutput } from './openai-responses';
+import { isMessageList, readMessageList, readOpenInference, readTools } from './otel/messages';
+import { asArray, asString, findingEvent, headMatches, rangeOf } from './wild/common';
+
+export const otelAdapter: FormatAdapter = {
+  id: 'otel',
+  label: 'Langfuse / OpenTelemetry GenAI trace export',
+  sniff: (head) => headMatches(head, /^\s*\{\s*"trace"\s*:\s*\{/, /^\s*\{\s*"observations"\s*:\s*\[/, /"observations"\s*:\s*\[\s*\{[^]*"(traceId|startTime|parentObservationId)"\s*:/),
+  read: readOtel,
+};
+
+interface Generation {
+  readonly window: ContextWindow;
+  readonly output: Message[];
+  readonly system?: string;
+  readonly startTime: string;
+  readonly order: number;
+}
+
+function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
+  const text = input.text();
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    const at = Math.min(parsed.error.offset, text.length);
+    yield findingEvent(finding('invalid-json', { start: at, end: Math.min(at + 1, text.length) }, `Trace export is not valid JSON: ${parsed.error.message}`));
+    yield { kind: 'window', window: emptyWindow() };
+    return;
+  }
+  const observations = asArray(prop(parsed.node, 'observations'))?.items ?? (parsed.node.type === 'array' ? parsed.node.items : []);
+  const generations = observations
+    .filter((o) => asString(prop(o, 'type'))?.value === 'GENERATION')
+    .map(readGeneration)
+    .sort((a, b) => (a.startTime < b.startTime ? -1 : a.startTime > b.startTime ? 1 : a.order - b.order));
+  if (generations.length === 0) yield { kind: 'window', window: emptyWindow() };
+  let previous: Generation | undefined;
+  for (const generation of generations) {
+    if (previous && sameConversation(previous, generation)) {
+      const consumed = [...previous.window.messages, ...previous.output];
+      const before: ContextWindow = { ...previous.window, messages: consumed, boundary: consumed.length };
+      yield { kind: 'step', rewrite: { source: 'request', before, after: generation.window, applied: true, range: generation.window.source } };
+    }
+    yield { kind: 'window', window: generation.window };
+    previous = generation;
+  }
+}
+
+function readGeneration(observation: JsonNode, order: number): Generation {
+  const attributes = prop(prop(observation, 'metadata'), 'attributes');
+  const inputNode = prop(observation, 'input');
+  const outputNode = prop(observation, 'output');
+  const listed = isMessageList(inputNode) ? readMessageList(inputNode) : isMessageList(prop(inputNode, 'messages')) ? readMessageList(asArray(prop(inputNode, 'messages'))!) : undefined;
+  const input = listed ?? readOpenInference(attributes, 'input');
+  const instructions = asString(prop(outputNode, 'instructions'));
+  const messages: Message[] =
+    instructions && !input.some((m) => m.role === 'system')
+      ? [{ role: 'system', blocks: [{ kind: 'text', text: instructions.value, source: rangeOf(instructions) }], source: rangeOf(instructions) }, ...input]
+      : input;
+  const window: ContextWindow = {
+    format: 'otel',
+    tools: readTools(attributes, outputNode),
+    messages,
+    boundary: messages.length,
+    live: false,
+    serverState: serverState(attributes),
+    source: rangeOf(observation),
+    messagesSource: rangeOf(asArray(inputNode)),
+  };
+  return { window, output: readOutput(outputNode, attributes), system: systemText(messages), startTime: asString(prop(observation, 'startTime'))?.value ?? '', order };
+}
+
+function readOutput(output: JsonNode | undefined, attributes: JsonNode | undefined): Message[] {
+  if (isMessageList(output)) return readMessageList(output);
+  if (asArray(prop(output, 'output'))) return readResponsesOutput(output);
+  const choice = asArray(prop(output, 'choices'))?.items[0];
+  const message = prop(choice, 'message');
+  if (message?.type === 'object') return readMessageList({ type: 'array', start: -1, end: -1, items: [message] });
+  if (output?.type === 'object' && prop(output, 'role') !== undefined) return readMessageList({ type: 'array', start: -1, end: -1, items: [output] });
+  return readOpenInference(attributes, 'output');
+}
+
+function serverState(attributes: JsonNode | undefined): ServerState | undefined {
+  const id = asString(prop(attributes, 'gen_ai.conversation.id'));
+  return id ? { kind: 'conversation', id: id.value, source: rangeOf(id) } : undefined;
+}
+
+/** Different leading system messages mean different agents; a missing one continues (a server-side thread). */
+function sameConversation(previous: Generation, next: Generation): boolean {
+  return previous.system === undefined || next.system === undefined || previous.system === next.system;
+}
+
+/** The text of the leading system message, which tells one agent's conversation from another's. */
+function systemText(messages: readonly Message[]): string | undefined {
+  const first = messages[0];
+  if (first?.role !== 'system') return undefined;
+  return first.blocks.map((b) => (b.kind === 'text' ? b.text : '')).join('\n');
+}
+
+function emptyWindow(): ContextWindow {
+  return { format: 'otel', tools: [], messages: [], boundary: 0, live: false };
+}

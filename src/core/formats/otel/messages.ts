@@ -1,0 +1,148 @@
+/**
+ * The message shapes found in OpenTelemetry GenAI / Langfuse exports, read
+ * into neutral messages:
+ *
+ * - OTel GenAI semconv (`gen_ai.input.messages`, Langfuse `input`/`output`):
+ *   `{role, parts:[{type:"text",content} | {type:"tool_call",id,name,arguments}
+ *   | {type:"tool_call_response",id,response|result}]}`. A tool-call `id` may be
+ *   an array `[run_id, call_id]` (Microsoft Agent Framework on the Assistants
+ *   API): the last string, the call id, is the pairing key.
+ * - OpenAI Responses input items and Chat Completions messages, as frameworks
+ *   log their raw requests (read by those formats' own readers).
+ * - OpenInference flattened attributes (`llm.input_messages.<i>.message.*`),
+ *   used when the observation has no message list of its own.
+ */
+import { prop, type JsonArray, type JsonNode } from '../../json/parse';
+import type { Block, Message, ToolSchema } from '../../model';
+import { readChatMessage } from '../openai-chat';
+import { readItem } from '../openai-responses';
+import { asArray, asString, neutralRole, rangeOf } from '../wild/common';
+
+/** Reads a list of messages in whichever of the known shapes each element has. */
+export function readMessageList(list: JsonArray): Message[] {
+  return list.items.map((node) => readAnyMessage(node, list));
+}
+
+function readAnyMessage(node: JsonNode, container: JsonArray): Message {
+  if (asArray(prop(node, 'parts'))) return readSemconvMessage(node, container);
+  if (prop(node, 'tool_calls') !== undefined || prop(node, 'tool_call_id') !== undefined) return readChatMessage(node, container);
+  return readItem(node, container);
+}
+
+/** True when a node looks like a list of messages of any known shape. */
+export function isMessageList(node: JsonNode | undefined): node is JsonArray {
+  const list = asArray(node);
+  return !!list && list.items.length > 0 && list.items.every((item) => item.type === 'object' && (prop(item, 'role') !== undefined || prop(item, 'type') !== undefined));
+}
+
+function readSemconvMessage(node: JsonNode, container: JsonArray): Message {
+  const role = neutralRole(asString(prop(node, 'role'))?.value, 'user');
+  const parts = asArray(prop(node, 'parts'));
+  const blocks = (parts?.items ?? []).map((part) => semconvPart(part, parts));
+  return { role, blocks, source: rangeOf(node), container: rangeOf(container) };
+}
+
+function semconvPart(part: JsonNode, parts: JsonArray | undefined): Block {
+  const type = asString(prop(part, 'type'))?.value ?? '';
+  const source = rangeOf(part);
+  const id = callIdOf(prop(part, 'id'));
+  if (type === 'text') {
+    const content = asString(prop(part, 'content'));
+    if (content) return { kind: 'text', text: content.value, source };
+  }
+  if (type === 'tool_call') {
+    return {
+      kind: 'tool_call',
+      id: id?.value ?? '',
+      name: asString(prop(part, 'name'))?.value ?? '',
+      input: prop(part, 'arguments'),
+      source,
+      idSource: rangeOf(id),
+      container: rangeOf(parts),
+    };
+  }
+  if (type === 'tool_call_response') {
+    return {
+      kind: 'tool_result',
+      callId: id?.value ?? '',
+      name: asString(prop(part, 'name'))?.value,
+      content: prop(part, 'response') ?? prop(part, 'result'),
+      source,
+      idSource: rangeOf(id),
+      container: rangeOf(parts),
+    };
+  }
+  return { kind: 'opaque', type: type || part.type, value: part, source };
+}
+
+/** A call id: a string, or the last string of an array such as `[run_id, call_id]`. */
+function callIdOf(node: JsonNode | undefined) {
+  const direct = asString(node);
+  if (direct) return direct;
+  const items = asArray(node)?.items ?? [];
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = asString(items[i]);
+    if (item) return item;
+  }
+  return undefined;
+}
+
+/** Tool declarations from whichever attribute carries them. */
+export function readTools(attributes: JsonNode | undefined, output: JsonNode | undefined): ToolSchema[] {
+  const definitions = asArray(prop(attributes, 'gen_ai.tool.definitions'));
+  if (definitions) return definitions.items.map(toolSchema);
+  const parameters = prop(attributes, 'model_request_parameters');
+  const pydantic = [...(asArray(prop(parameters, 'function_tools'))?.items ?? []), ...(asArray(prop(parameters, 'output_tools'))?.items ?? [])];
+  if (pydantic.length > 0) return pydantic.map(toolSchema);
+  const flattened = flattenedIndexed(attributes, 'llm.tools.').map((entry) => entry.fields.get('tool.json_schema')).filter((n): n is JsonNode => !!n);
+  if (flattened.length > 0) return flattened.map(toolSchema);
+  return (asArray(prop(output, 'tools'))?.items ?? []).map(toolSchema);
+}
+
+function toolSchema(node: JsonNode): ToolSchema {
+  const name = asString(prop(node, 'name')) ?? asString(prop(prop(node, 'function'), 'name'));
+  return { name: name?.value ?? '', declaration: node, source: rangeOf(node) };
+}
+
+/** Attributes `<prefix><i>.<rest>`, grouped by index in numeric order. */
+function flattenedIndexed(attributes: JsonNode | undefined, prefix: string): { index: number; fields: Map<string, JsonNode> }[] {
+  const byIndex = new Map<number, Map<string, JsonNode>>();
+  if (attributes?.type !== 'object') return [];
+  for (const p of attributes.properties) {
+    if (!p.key.startsWith(prefix)) continue;
+    const match = /^(\d+)\.(.+)$/.exec(p.key.slice(prefix.length));
+    if (!match) continue;
+    const index = Number(match[1]);
+    let fields = byIndex.get(index);
+    if (!fields) byIndex.set(index, (fields = new Map()));
+    fields.set(match[2] ?? '', p.value);
+  }
+  return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([index, fields]) => ({ index, fields }));
+}
+
+/** OpenInference `llm.input_messages.*` / `llm.output_messages.*` as messages. */
+export function readOpenInference(attributes: JsonNode | undefined, which: 'input' | 'output'): Message[] {
+  return flattenedIndexed(attributes, `llm.${which}_messages.`).map(({ fields }) => openInferenceMessage(fields));
+}
+
+function openInferenceMessage(fields: Map<string, JsonNode>): Message {
+  const roleNode = fields.get('message.role');
+  const role = neutralRole(asString(roleNode)?.value, 'user');
+  const content = fields.get('message.content') ?? fields.get('message.contents.0.message_content.text');
+  const blocks: Block[] = [];
+  const toolCallId = asString(fields.get('message.tool_call_id'));
+  if (role === 'tool' && toolCallId) {
+    blocks.push({ kind: 'tool_result', callId: toolCallId.value, content, source: rangeOf(content ?? toolCallId), idSource: rangeOf(toolCallId) });
+  } else {
+    const text = asString(content);
+    if (text) blocks.push({ kind: 'text', text: text.value, source: rangeOf(text) });
+  }
+  for (let j = 0; fields.has(`message.tool_calls.${j}.tool_call.id`) || fields.has(`message.tool_calls.${j}.tool_call.function.name`); j++) {
+    const id = asString(fields.get(`message.tool_calls.${j}.tool_call.id`));
+    const name = asString(fields.get(`message.tool_calls.${j}.tool_call.function.name`));
+    const args = fields.get(`message.tool_calls.${j}.tool_call.function.arguments`);
+    blocks.push({ kind: 'tool_call', id: id?.value ?? '', name: name?.value ?? '', input: args, source: rangeOf(id ?? name), idSource: rangeOf(id) });
+  }
+  const first = blocks.find((b) => b.source)?.source ?? rangeOf(roleNode);
+  return { role, blocks, source: first };
+}
