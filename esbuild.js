@@ -12,6 +12,8 @@ const targets = [
   { entryPoints: ['src/core/index.ts'], outfile: 'dist/lib.js', platform: 'node' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', external: ['vscode'] },
   { entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', platform: 'node' },
+  // The inspector webview: dist/webview/inspector.js + inspector.css (+ Monaco's font); codicons copied below.
+  { entryPoints: ['webview/inspector.ts'], outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'chrome120', loader: { '.ttf': 'file' }, assetNames: '[name]-[hash]' },
 ];
 
 const common = {
@@ -33,6 +35,7 @@ async function main() {
   }
   await Promise.all(builds.map((b) => esbuild.build(b)));
   if (fs.existsSync('dist/cli.js')) fs.chmodSync('dist/cli.js', 0o755);
+  if (fs.existsSync('dist/webview')) for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/webview/${f}`);
 }
 
 main().catch((error) => {

@@ -11,7 +11,7 @@
  * - `worker-src 'none'`: Monaco's editor worker would need a `blob:` worker
  *   (the webview's resource origin differs from the page's), so the inspector
  *   runs Monaco without workers; its diff is computed on the main thread.
- * - `img-src`: the build output only (Monaco's css references no images).
+ * - `img-src`: the build output and `data:` (Monaco's css inlines a tiny fill pattern).
  */
 import { randomBytes } from 'node:crypto';
 
@@ -38,7 +38,7 @@ const escapeAttr = (value: string) =>
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
   return [
     "default-src 'none'",
-    `img-src ${cspSource}`,
+    `img-src ${cspSource} data:`,
     `style-src ${cspSource} 'unsafe-inline'`,
     `font-src ${cspSource}`,
     `script-src 'nonce-${nonce}'`,

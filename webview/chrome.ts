@@ -1,0 +1,133 @@
+/**
+ * Everything around the diff: the decision banner, the stepping toolbar with
+ * its timeline, and the findings / tool-pairs tabs. Built with DOM APIs only;
+ * every string from the transcript goes in through `textContent`.
+ */
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-icon/index.js';
+import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
+import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
+import '@vscode-elements/elements/dist/vscode-tabs/index.js';
+import type { FindingView, PaneSegment, StepDetail, StepSummary } from '../src/shared/protocol';
+
+type Props = { className?: string; text?: string; title?: string; attrs?: Record<string, string> };
+
+/** Creates an element; `text` is set as text, never parsed. */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Node[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (props.className) node.className = props.className;
+  if (props.text !== undefined) node.textContent = props.text;
+  if (props.title) node.title = props.title;
+  for (const [k, v] of Object.entries(props.attrs ?? {})) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+const icon = (name: string, className = '') => el('span', { className: `codicon codicon-${name} ${className}`, attrs: { 'aria-hidden': 'true' } });
+
+const number = (n: number) => n.toLocaleString('en-US');
+
+const DECISION_ICON = { patch: 'pass', defer: 'clock', abort: 'error' } as const;
+const SEVERITY_ICON = { error: 'error', warning: 'warning', info: 'info' } as const;
+
+export function button(label: string, iconName: string, title: string, onClick: () => void, secondary = true): HTMLElement {
+  const b = document.createElement('vscode-button');
+  b.textContent = label;
+  b.setAttribute('icon', iconName);
+  if (secondary) b.setAttribute('secondary', '');
+  b.title = title;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** The decision banner: decision, step, source (self-edit untrusted), cache impact, reasons. */
+export function banner(detail: StepDetail, total: number, previewing: boolean): HTMLElement {
+  const step = detail.step;
+  const decision = el('span', { className: 'pl-decision', text: step.decision.toUpperCase(), attrs: { 'data-decision': step.decision } });
+  decision.prepend(icon(DECISION_ICON[step.decision]));
+  const source = el('span', { className: 'pl-source', text: step.source, title: 'Who proposed this rewrite' });
+  source.prepend(icon(step.untrusted ? 'shield' : 'git-commit'));
+  if (step.untrusted) source.append(el('vscode-badge', { className: 'pl-untrusted', text: 'untrusted' }));
+  const cache = step.cacheImpact;
+  const cacheText = cache.invalidatedTokens
+    ? `cache −${number(cache.invalidatedTokens)} of ${number(cache.consumedTokens)} consumed tokens`
+    : `cache intact (${number(cache.consumedTokens)} consumed tokens)`;
+  const impact = el('span', { className: 'pl-cache', text: cacheText, title: 'Consumed tokens a provider prompt cache must re-read' });
+  impact.prepend(icon('database'));
+  const head = el(
+    'div',
+    { className: 'pl-banner-head' },
+    decision,
+    el('span', { className: 'pl-step', text: `Step ${step.index} of ${total}` }),
+    source,
+    impact,
+    ...(step.applied ? [] : [el('span', { className: 'pl-not-applied', text: 'not applied' })]),
+  );
+  const reasons = el('ul', { className: 'pl-reasons', attrs: { 'aria-label': 'Reasons' } });
+  for (const f of detail.findings) {
+    reasons.append(el('li', {}, icon(SEVERITY_ICON[f.severity], `pl-sev-${f.severity}`), el('code', { text: f.rule }), el('span', { text: f.message })));
+  }
+  if (!detail.findings.length) reasons.append(el('li', { className: 'pl-muted', text: 'Only bytes at or after the boundary change.' }));
+  const box = el('section', { className: 'pl-banner', attrs: { 'data-decision': step.decision, 'aria-live': 'polite' } }, head, reasons);
+  if (previewing && detail.fix) {
+    const fix = detail.fix;
+    box.append(el('div', { className: 'pl-fix-note', text: `Fix preview (${fix.decision.toUpperCase()}): ${fix.title}. ${fix.description}` }));
+  }
+  if (detail.unavailable) box.append(el('div', { className: 'pl-muted', text: detail.unavailable }));
+  return box;
+}
+
+/** One tick per step, coloured by decision. */
+export function timeline(steps: readonly StepSummary[], selected: number | undefined, onSelect: (step: number) => void): HTMLElement {
+  const list = el('div', { className: 'pl-timeline', attrs: { role: 'listbox', 'aria-label': 'Steps' } });
+  for (const s of steps) {
+    const tick = el('button', {
+      className: 'pl-tick',
+      text: String(s.index),
+      title: `Step ${s.index}: ${s.decision.toUpperCase()} · ${s.source}${s.rules.length ? ' · ' + s.rules.join(', ') : ''}`,
+      attrs: { role: 'option', 'data-decision': s.decision, 'aria-selected': String(s.index === selected), 'data-step': String(s.index) },
+    });
+    tick.addEventListener('click', () => onSelect(s.index));
+    list.append(tick);
+  }
+  return list;
+}
+
+/** A clickable finding: the host reveals its range in the transcript. */
+export function findingItem(f: FindingView, onReveal: (f: FindingView) => void): HTMLElement {
+  const item = el(
+    'button',
+    { className: 'pl-finding', title: 'Reveal in the transcript', attrs: { 'data-rule': f.rule } },
+    icon(SEVERITY_ICON[f.severity], `pl-sev-${f.severity}`),
+    el('code', { text: f.rule }),
+    el('span', { className: 'pl-finding-message', text: f.message }),
+    el('span', { className: 'pl-muted', text: `${f.step === undefined ? 'file' : 'step ' + f.step} · ${f.line}:${f.column}` }),
+  );
+  item.addEventListener('click', () => onReveal(f));
+  return el('li', {}, item);
+}
+
+/** Pairs of the current step: orphans and pending first; capped. */
+export function pairItems(segments: readonly PaneSegment[], onSelect: (id: string) => void, cap = 300): HTMLElement[] {
+  const seen = new Map<string, PaneSegment>();
+  for (const s of segments) {
+    if (s.callId === undefined) continue;
+    const known = seen.get(s.callId);
+    if (!known || (known.state === 'paired' && s.state !== 'paired')) seen.set(s.callId, s);
+  }
+  const rank = (s: PaneSegment) => (s.state === 'paired' ? 2 : s.state === 'pending' ? 1 : 0);
+  const sorted = [...seen.values()].sort((a, b) => rank(a) - rank(b)).slice(0, cap);
+  return sorted.map((s) => {
+    const item = el(
+      'button',
+      { className: 'pl-pair-item', attrs: { 'data-call': s.callId!, 'data-state': s.state ?? 'paired' } },
+      el('span', { className: `pl-swatch pl-c${s.colour ?? 0}` }),
+      el('code', { text: s.callId! }),
+      el('span', { className: 'pl-muted', text: s.label ?? 'call and result paired' }),
+    );
+    item.addEventListener('click', () => onSelect(s.callId!));
+    return el('li', {}, item);
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * The read-only Monaco diff editor: left the consumed prefix as the model saw
+ * it, right the proposed rewrite (or the planned fix). Links tool pairs across
+ * both sides on hover / click and marks the diff's changes that fall inside the
+ * consumed prefix as violations.
+ */
+import * as monaco from './monaco';
+import type { PaneText } from '../src/shared/protocol';
+import { Pane } from './pane';
+import { editorFont, THEME } from './theme';
+
+export interface DiffContent {
+  readonly before: PaneText;
+  readonly after: PaneText;
+  readonly beforeLabel: string;
+  readonly afterLabel: string;
+}
+
+export class DiffView {
+  private readonly diff: monaco.editor.IStandaloneDiffEditor;
+  readonly before: Pane;
+  readonly after: Pane;
+  private hovered: string | undefined;
+  private pinned: string | undefined;
+
+  constructor(container: HTMLElement) {
+    const font = editorFont();
+    this.diff = monaco.editor.createDiffEditor(container, {
+      theme: THEME,
+      readOnly: true,
+      originalEditable: false,
+      automaticLayout: true,
+      renderSideBySide: true,
+      useInlineViewWhenSpaceIsLimited: false,
+      enableSplitViewResizing: true,
+      ignoreTrimWhitespace: false,
+      renderIndicators: true,
+      diffAlgorithm: 'advanced',
+      maxComputationTime: 5000,
+      maxFileSize: 200,
+      wordWrap: 'on',
+      wrappingStrategy: 'simple',
+      minimap: { enabled: false },
+      scrollBeyondLastLine: false,
+      renderControlCharacters: true,
+      unicodeHighlight: { invisibleCharacters: true, ambiguousCharacters: false, nonBasicASCII: false },
+      stopRenderingLineAfter: 20_000,
+      links: false,
+      contextmenu: false,
+      fontFamily: font.fontFamily,
+      fontSize: font.fontSize,
+      ariaLabel: 'Consumed prefix (left) and proposed rewrite (right)',
+    });
+    const original = monaco.editor.createModel('', 'plaintext');
+    const modified = monaco.editor.createModel('', 'plaintext');
+    this.diff.setModel({ original, modified });
+    this.before = new Pane('before', this.diff.getOriginalEditor(), original);
+    this.after = new Pane('after', this.diff.getModifiedEditor(), modified);
+    for (const pane of [this.before, this.after]) this.linkPairs(pane);
+  }
+
+  /** Shows a step's two windows; resolves once the diff is computed and violations are marked. */
+  async show(content: DiffContent): Promise<void> {
+    const computed = this.nextDiff();
+    this.hovered = this.pinned = undefined;
+    this.before.show(content.before, content.beforeLabel);
+    this.after.show(content.after, content.afterLabel);
+    await computed;
+    this.markViolations();
+  }
+
+  /** Selects a pair (from the pairs list): highlights and reveals it on both sides. */
+  selectPair(callId: string | undefined): void {
+    this.pinned = callId;
+    this.highlight();
+    if (callId) for (const pane of [this.before, this.after]) pane.revealCall(callId);
+  }
+
+  private nextDiff(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, 10_000);
+      const listener = this.diff.onDidUpdateDiff(done);
+      function done() {
+        clearTimeout(timer);
+        listener.dispose();
+        resolve();
+      }
+    });
+  }
+
+  private linkPairs(pane: Pane): void {
+    const editor = pane.editor;
+    editor.onMouseMove((e) => {
+      const position = e.target.position;
+      const id = position ? pane.callAt(position) : undefined;
+      if (id !== this.hovered) {
+        this.hovered = id;
+        this.highlight();
+      }
+    });
+    editor.onMouseLeave(() => {
+      this.hovered = undefined;
+      this.highlight();
+    });
+    editor.onMouseDown((e) => {
+      const position = e.target.position;
+      this.pinned = position ? pane.callAt(position) : undefined;
+      this.highlight();
+    });
+  }
+
+  private highlight(): void {
+    const id = this.hovered ?? this.pinned;
+    this.before.setActive(id);
+    this.after.setActive(id);
+    document.body.dataset.activePair = id ?? '';
+  }
+
+  /** Changes on the left inside the consumed prefix are violations of prefix identity. */
+  private markViolations(): void {
+    const boundary = this.before.boundaryLine();
+    const ranges: monaco.IRange[] = [];
+    for (const change of this.diff.getLineChanges() ?? []) {
+      if (change.originalEndLineNumber === 0) {
+        // Lines inserted after `originalStartLineNumber`: inside the prefix when before the boundary.
+        const line = change.originalStartLineNumber;
+        if (line < boundary) ranges.push(new monaco.Range(line, 1, line, 1));
+        continue;
+      }
+      if (change.originalStartLineNumber > boundary) continue;
+      const inner = (change.charChanges ?? []).filter((c) => c.originalStartLineNumber <= boundary && c.originalEndLineNumber > 0);
+      if (inner.length) {
+        for (const c of inner) {
+          ranges.push(new monaco.Range(c.originalStartLineNumber, c.originalStartColumn, c.originalEndLineNumber, c.originalEndColumn));
+        }
+      } else {
+        const end = Math.min(change.originalEndLineNumber, boundary);
+        ranges.push(new monaco.Range(change.originalStartLineNumber, 1, end, this.before.model.getLineMaxColumn(end)));
+      }
+    }
+    this.before.setViolations(ranges);
+    document.body.dataset.violations = String(ranges.length);
+  }
+
+  layout(): void {
+    this.diff.layout();
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * The inspector webview's entry: talks to the host over the shared protocol,
+ * keeps the current step in `vscode.setState`, and lays out the banner,
+ * toolbar, diff and findings. It never parses a transcript: it shows the
+ * engine results the host sends.
+ */
+import './env';
+import './monaco';
+import './inspector.css';
+import {
+  assertNever,
+  type FindingView,
+  type HostMessage,
+  type InspectorState,
+  isHostMessage,
+  PROTOCOL_VERSION,
+  type Snapshot,
+  type StepDetail,
+  type WebviewMessage,
+} from '../src/shared/protocol';
+import { banner, button, el, findingItem, pairItems, timeline } from './chrome';
+import { DiffView } from './diff';
+import { followTheme } from './theme';
+
+interface VsCodeApi {
+  postMessage(message: WebviewMessage): void;
+  getState(): InspectorState | undefined;
+  setState(state: InspectorState): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const number = (n: number) => n.toLocaleString('en-US');
+
+class Inspector {
+  private readonly vscode = acquireVsCodeApi();
+  private snapshot: Snapshot | undefined;
+  private detail: StepDetail | undefined;
+  private state: InspectorState = this.vscode.getState() ?? {};
+  private readonly bannerSlot = el('div', { className: 'pl-banner-slot' });
+  private readonly timelineSlot = el('div', { className: 'pl-timeline-slot' });
+  private readonly fixSlot = el('div', { className: 'pl-fix-slot' });
+  private readonly findings = el('ul', { className: 'pl-findings', attrs: { 'aria-label': 'Findings' } });
+  private readonly pairs = el('ul', { className: 'pl-pairs', attrs: { 'aria-label': 'Tool pairs' } });
+  private readonly findingsHeader = el('vscode-tab-header', { text: 'Findings' });
+  private readonly columns = el('div', { className: 'pl-columns' });
+  private readonly notice = el('div', { className: 'pl-notice', attrs: { role: 'status' } });
+  private readonly diff: DiffView;
+
+  constructor(root: HTMLElement) {
+    followTheme();
+    const diffHost = el('div', { className: 'pl-diff' });
+    root.append(
+      el('header', { className: 'pl-header' }, this.bannerSlot),
+      this.toolbar(),
+      this.notice,
+      this.columns,
+      diffHost,
+      this.bottom(),
+    );
+    this.diff = new DiffView(diffHost);
+    window.addEventListener('message', (event) => isHostMessage(event.data) && this.receive(event.data));
+    window.addEventListener('keydown', (event) => this.onKey(event), true);
+    this.post({ type: 'ready', protocol: PROTOCOL_VERSION, ...(this.state.step ? { restoredStep: this.state.step } : {}) });
+  }
+
+  private post(message: WebviewMessage): void {
+    this.vscode.postMessage(message);
+  }
+
+  private receive(message: HostMessage): void {
+    switch (message.type) {
+      case 'snapshot':
+        this.snapshot = message.snapshot;
+        this.renderSnapshot(message.snapshot);
+        return;
+      case 'step':
+        if (!this.snapshot) return;
+        this.snapshot = { ...this.snapshot, selected: message.selected, detail: message.detail };
+        this.renderSnapshot(this.snapshot);
+        return;
+      case 'empty':
+        this.snapshot = undefined;
+        this.detail = undefined;
+        this.showNotice(message.reason);
+        this.bannerSlot.replaceChildren();
+        this.timelineSlot.replaceChildren();
+        this.markReady(undefined);
+        return;
+      case 'fixResult':
+        this.showNotice(message.message);
+        return;
+      default:
+        assertNever(message);
+    }
+  }
+
+  private toolbar(): HTMLElement {
+    return el(
+      'nav',
+      { className: 'pl-toolbar', attrs: { 'aria-label': 'Stepping' } },
+      button('', 'arrow-left', 'Previous step ( [ )', () => this.step(-1)),
+      button('', 'arrow-right', 'Next step ( ] )', () => this.step(1)),
+      button('Next violation', 'warning', 'Next step that is not a patch ( n )', () => this.nextViolation()),
+      this.timelineSlot,
+      this.fixSlot,
+    );
+  }
+
+  private bottom(): HTMLElement {
+    const tabs = el(
+      'vscode-tabs',
+      { className: 'pl-tabs' },
+      this.findingsHeader,
+      el('vscode-tab-panel', {}, this.findings),
+      el('vscode-tab-header', { text: 'Tool pairs' }),
+      el('vscode-tab-panel', {}, this.pairs),
+    );
+    for (const header of Array.from(tabs.querySelectorAll('vscode-tab-header'))) header.setAttribute('slot', 'header');
+    return el('section', { className: 'pl-bottom' }, tabs);
+  }
+
+  private renderSnapshot(snapshot: Snapshot): void {
+    const detail = snapshot.detail;
+    this.detail = detail;
+    const selected = snapshot.selected;
+    this.saveState({ file: snapshot.file, ...(selected ? { step: selected } : {}) });
+    this.timelineSlot.replaceChildren(timeline(snapshot.steps, selected, (s) => this.select(s)));
+    this.timelineSlot.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    this.renderFindings(snapshot, detail);
+    if (!detail) {
+      this.bannerSlot.replaceChildren();
+      this.showNotice(`No rewrite steps in ${snapshot.file}: nothing to compare.`);
+      this.columns.replaceChildren();
+      this.markReady(undefined);
+      return;
+    }
+    this.showNotice('');
+    void this.renderDetail(snapshot, detail);
+  }
+
+  private async renderDetail(snapshot: Snapshot, detail: StepDetail): Promise<void> {
+    const previewing = Boolean(this.state.previewFix && detail.fix);
+    this.bannerSlot.replaceChildren(banner(detail, snapshot.steps.length, previewing));
+    this.renderFix(detail, previewing);
+    const after = previewing && detail.fix ? detail.fix.after : detail.after;
+    const tokens = detail.before.boundaryTokens;
+    this.columns.replaceChildren(
+      el('div', { text: `Consumed prefix as the model saw it · step ${detail.step.index}, before` }),
+      el('div', { text: previewing ? 'Planned fix: whole-pair compaction (preview)' : `Proposed rewrite · ${detail.step.source}` }),
+    );
+    this.pairs.replaceChildren(...pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id)));
+    const tokenText = tokens === undefined ? '' : ` · token ${number(tokens)}`;
+    await this.diff.show({
+      before: detail.before,
+      after,
+      beforeLabel: `▲ consumed · generation boundary after message ${detail.before.boundaryMessages}${tokenText} · ▼ not yet read`,
+      afterLabel: `▲ consumed · boundary after message ${after.boundaryMessages} of ${after.messageCount} · ▼ not yet read`,
+    });
+    if (this.detail === detail) this.markReady(detail.step.index);
+  }
+
+  private renderFix(detail: StepDetail, previewing: boolean): void {
+    if (!detail.fix) return this.fixSlot.replaceChildren();
+    const toggle = document.createElement('vscode-checkbox');
+    toggle.textContent = 'Preview fix';
+    toggle.checked = previewing;
+    toggle.title = detail.fix.title;
+    toggle.addEventListener('change', () => {
+      this.saveState({ ...this.state, previewFix: toggle.checked });
+      if (this.snapshot) this.renderSnapshot(this.snapshot);
+    });
+    const apply = button('Apply', 'check', `${detail.fix.title}: the same edit as the quick fix`, () => {
+      this.post({ type: 'applyFix', step: detail.step.index });
+    }, false);
+    this.fixSlot.replaceChildren(toggle, apply);
+  }
+
+  private renderFindings(snapshot: Snapshot, detail: StepDetail | undefined): void {
+    const reveal = (f: FindingView) => this.post({ type: 'reveal', range: f.range });
+    const items = [...(detail?.findings ?? []), ...snapshot.windowFindings].map((f) => findingItem(f, reveal));
+    const hidden = snapshot.findingsTotal - snapshot.windowFindings.length;
+    if (hidden > 0) items.push(el('li', { className: 'pl-muted', text: `… and ${number(hidden)} more in the Problems panel` }));
+    if (!items.length) items.push(el('li', { className: 'pl-muted', text: 'No findings.' }));
+    this.findings.replaceChildren(...items);
+    this.findingsHeader.textContent = `Findings (${(detail?.findings.length ?? 0) + snapshot.findingsTotal})`;
+  }
+
+  private select(step: number): void {
+    if (!this.snapshot?.steps.some((s) => s.index === step) || step === this.snapshot.selected) return;
+    document.body.dataset.ready = 'false';
+    this.post({ type: 'selectStep', step });
+  }
+
+  private step(delta: number): void {
+    const steps = this.snapshot?.steps ?? [];
+    const at = steps.findIndex((s) => s.index === this.snapshot?.selected);
+    const next = steps[Math.max(0, Math.min(steps.length - 1, at + delta))];
+    if (next) this.select(next.index);
+  }
+
+  /** The next step that is not a patch, wrapping around. */
+  private nextViolation(): void {
+    const steps = this.snapshot?.steps ?? [];
+    const at = steps.findIndex((s) => s.index === this.snapshot?.selected);
+    for (let i = 1; i <= steps.length; i++) {
+      const s = steps[(at + i) % steps.length];
+      if (s && s.decision !== 'patch') return this.select(s.index);
+    }
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target as HTMLElement | null;
+    if (target && target.tagName === 'INPUT') return;
+    const action = { '[': () => this.step(-1), ']': () => this.step(1), n: () => this.nextViolation() }[event.key];
+    if (!action) return;
+    event.preventDefault();
+    event.stopPropagation();
+    action();
+  }
+
+  private saveState(state: InspectorState): void {
+    this.state = state;
+    this.vscode.setState(state);
+  }
+
+  private showNotice(text: string): void {
+    this.notice.textContent = text;
+    this.notice.hidden = !text;
+  }
+
+  /** Tests and the bench wait on these. */
+  private markReady(step: number | undefined): void {
+    document.body.dataset.step = step === undefined ? '' : String(step);
+    document.body.dataset.ready = 'true';
+  }
+}
+
+new Inspector(document.getElementById('app') ?? document.body);

@@ -1,0 +1,212 @@
+/**
+ * One side of the diff: its Monaco editor, model and decorations. Decorations
+ * that matter everywhere (consumed tint, boundary, orphans, pending calls, the
+ * active pair, violations) are set once per step; ordinary pair colours only
+ * for the visible lines, refreshed on scroll, so a 10k-message window costs no
+ * more than the screen it shows.
+ */
+import * as monaco from './monaco';
+import type { PaneSegment, PaneText } from '../src/shared/protocol';
+
+const { TrackedRangeStickiness, OverviewRulerLane } = monaco.editor;
+
+/** First index whose segment starts after `offset`. */
+function upperBound(segments: readonly PaneSegment[], offset: number): number {
+  let lo = 0;
+  let hi = segments.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((segments[mid]?.start ?? 0) <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export type Side = 'before' | 'after';
+
+export class Pane {
+  private pane: PaneText | undefined;
+  /** Call / result segments, sorted by start. */
+  private pairSegments: PaneSegment[] = [];
+  private byCall = new Map<string, PaneSegment[]>();
+  private readonly fixed: monaco.editor.IEditorDecorationsCollection;
+  private readonly visible: monaco.editor.IEditorDecorationsCollection;
+  private readonly active: monaco.editor.IEditorDecorationsCollection;
+  private readonly violations: monaco.editor.IEditorDecorationsCollection;
+  private zoneId: string | undefined;
+  private scheduled = false;
+
+  constructor(
+    readonly side: Side,
+    readonly editor: monaco.editor.ICodeEditor,
+    readonly model: monaco.editor.ITextModel,
+  ) {
+    this.fixed = editor.createDecorationsCollection();
+    this.visible = editor.createDecorationsCollection();
+    this.active = editor.createDecorationsCollection();
+    this.violations = editor.createDecorationsCollection();
+    editor.onDidScrollChange(() => this.scheduleVisible());
+    editor.onDidLayoutChange(() => this.scheduleVisible());
+  }
+
+  /** Loads a pane's text (once per step) and its step-wide decorations. */
+  show(pane: PaneText, boundaryLabel: string): void {
+    this.pane = pane;
+    this.pairSegments = pane.segments.filter((s) => s.callId !== undefined);
+    this.byCall = new Map();
+    for (const s of this.pairSegments) {
+      const list = this.byCall.get(s.callId!) ?? [];
+      list.push(s);
+      this.byCall.set(s.callId!, list);
+    }
+    this.model.setValue(pane.text);
+    this.active.clear();
+    this.violations.clear();
+    this.visible.clear();
+    this.fixed.set([...this.consumedDecorations(pane), ...this.markDecorations()]);
+    this.drawBoundary(pane, boundaryLabel);
+    this.scheduleVisible();
+  }
+
+  /** 1-based line of the boundary (the last consumed line; 0 when nothing is consumed). */
+  boundaryLine(): number {
+    if (!this.pane || this.pane.boundaryMessages === 0) return 0;
+    return this.model.getPositionAt(this.pane.boundaryOffset).lineNumber;
+  }
+
+  /** The call id of the call/result under a model position. */
+  callAt(position: monaco.IPosition): string | undefined {
+    const offset = this.model.getOffsetAt(position);
+    const i = upperBound(this.pairSegments, offset) - 1;
+    const s = this.pairSegments[i];
+    return s && offset <= s.end ? s.callId : undefined;
+  }
+
+  segmentsOf(callId: string): readonly PaneSegment[] {
+    return this.byCall.get(callId) ?? [];
+  }
+
+  /** Highlights a pair's members on this side (hover / selection). */
+  setActive(callId: string | undefined): void {
+    const segments = callId === undefined ? [] : this.segmentsOf(callId);
+    this.active.set(
+      segments.map((s) => ({
+        range: this.range(s.start, s.end),
+        options: {
+          className: 'pl-pair-active',
+          stickiness: TrackedRangeStickiness.NeverGrowsWhenTypingAtEdges,
+          overviewRuler: { color: { id: 'focusBorder' }, position: OverviewRulerLane.Center },
+        },
+      })),
+    );
+  }
+
+  revealCall(callId: string): void {
+    const first = this.segmentsOf(callId)[0];
+    if (first) this.editor.revealRangeInCenterIfOutsideViewport(this.range(first.start, first.end));
+  }
+
+  /** Marks changed spans inside the consumed prefix (from the diff's result). */
+  setViolations(ranges: readonly monaco.IRange[]): void {
+    this.violations.set(
+      ranges.map((range) => ({
+        range,
+        options: {
+          className: 'pl-violation',
+          inlineClassName: 'pl-violation-text',
+          linesDecorationsClassName: 'pl-violation-gutter',
+          hoverMessage: { value: 'Changed inside the consumed prefix: the model already read these bytes.' },
+          overviewRuler: { color: { id: 'editorError.foreground' }, position: OverviewRulerLane.Full },
+        },
+      })),
+    );
+  }
+
+  range(start: number, end: number): monaco.Range {
+    const from = this.model.getPositionAt(start);
+    const to = this.model.getPositionAt(end);
+    return new monaco.Range(from.lineNumber, from.column, to.lineNumber, to.column);
+  }
+
+  private consumedDecorations(pane: PaneText): monaco.editor.IModelDeltaDecoration[] {
+    if (pane.boundaryMessages === 0) return [];
+    const line = this.model.getPositionAt(pane.boundaryOffset).lineNumber;
+    return [
+      {
+        range: new monaco.Range(1, 1, line, 1),
+        options: { isWholeLine: true, className: 'pl-consumed', linesDecorationsClassName: 'pl-consumed-gutter' },
+      },
+    ];
+  }
+
+  /** Orphans and pending calls: few, and they matter wherever they are. */
+  private markDecorations(): monaco.editor.IModelDeltaDecoration[] {
+    return this.pairSegments
+      .filter((s) => s.state === 'orphan-call' || s.state === 'orphan-result' || s.state === 'pending')
+      .map((s) => {
+        const orphan = s.state !== 'pending';
+        return {
+          range: this.range(s.start, s.end),
+          options: {
+            className: orphan ? 'pl-orphan' : 'pl-pending',
+            hoverMessage: { value: s.label ?? '' },
+            after: { content: `  ${orphan ? '⚠' : '⏳'} ${s.label ?? ''}`, inlineClassName: orphan ? 'pl-orphan-label' : 'pl-pending-label' },
+            overviewRuler: {
+              color: { id: orphan ? 'editorError.foreground' : 'editorWarning.foreground' },
+              position: OverviewRulerLane.Right,
+            },
+          },
+        };
+      });
+  }
+
+  private drawBoundary(pane: PaneText, label: string): void {
+    const line = this.boundaryLine();
+    this.editor.changeViewZones((zones) => {
+      if (this.zoneId) zones.removeZone(this.zoneId);
+      const node = document.createElement('div');
+      node.className = 'pl-boundary';
+      node.dataset.side = this.side;
+      const text = document.createElement('span');
+      text.className = 'pl-boundary-label';
+      text.textContent = label;
+      node.append(text);
+      this.zoneId = zones.addZone({ afterLineNumber: line, heightInPx: 22, domNode: node });
+    });
+    void pane;
+  }
+
+  private scheduleVisible(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    requestAnimationFrame(() => {
+      this.scheduled = false;
+      this.decorateVisible();
+    });
+  }
+
+  /** Pair colours for the call/result segments on screen (plus a margin). */
+  private decorateVisible(): void {
+    const ranges = this.editor.getVisibleRanges();
+    const first = ranges[0];
+    const last = ranges[ranges.length - 1];
+    if (!first || !last || !this.pane) return this.visible.clear();
+    const margin = 50;
+    const startLine = Math.max(1, first.startLineNumber - margin);
+    const endLine = Math.min(this.model.getLineCount(), last.endLineNumber + margin);
+    const from = this.model.getOffsetAt({ lineNumber: startLine, column: 1 });
+    const to = this.model.getOffsetAt({ lineNumber: endLine, column: this.model.getLineMaxColumn(endLine) });
+    const decorations: monaco.editor.IModelDeltaDecoration[] = [];
+    for (let i = Math.max(0, upperBound(this.pairSegments, from) - 1); i < this.pairSegments.length; i++) {
+      const s = this.pairSegments[i]!;
+      if (s.start > to) break;
+      if (s.end < from) continue;
+      const kind = s.role === 'result' ? 'pl-result' : 'pl-call';
+      decorations.push({
+        range: this.range(s.start, s.end),
+        options: { inlineClassName: `pl-pair pl-c${s.colour ?? 0} ${kind}`, linesDecorationsClassName: `pl-pair-gutter pl-c${s.colour ?? 0}` },
+      });
+    }
+    this.visible.set(decorations);
+  }
+}
