@@ -1,0 +1,148 @@
+/**
+ * OpenAI Responses request bodies: instructions and input items 1:1 as
+ * messages, calls keyed by call_id, output items, server state
+ * (`conversation` / `previous_response_id`): info instead of an orphan, and a
+ * continued request judged as the window the model reads.
+ */
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { checkTranscript } from '../../src/core/check';
+import { openaiResponsesAdapter, readResponsesOutput } from '../../src/core/formats/openai-responses';
+import { parseJson } from '../../src/core/json/parse';
+import type { OpaqueBlock, ToolCall, ToolResult } from '../../src/core/model';
+import { renderMessage } from '../../src/core/render';
+import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
+
+const CONVERSATION = path.join(CORPUS, 'openai-responses', 'pydanticai_test_openai_conversation_id_tool_call_continuation.requests.jsonl');
+const COMBINED = path.join(CORPUS, 'openai-responses', 'pydanticai_test_openai_responses_history_with_combined_tool_call_id.requests.jsonl');
+const CHAIN = path.join(PROVIDERS, 'openai-responses-log-chain.jsonl');
+
+describe('openai-responses: reading a request body', () => {
+  const body =
+    '{"model":"gpt-5","instructions":"Be brief.","tools":[{"type":"function","name":"get_time","parameters":{}},{"type":"web_search"}],"input":[' +
+    '{"role":"user","content":[{"type":"input_text","text":"time?"}]},' +
+    '{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"enc","status":"completed"},' +
+    '{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_time","arguments":"{}","status":"completed"},' +
+    '{"type":"function_call_output","call_id":"call_1","output":"noon"},' +
+    '{"type":"web_search_call","id":"ws_1","action":{"query":"x"}},' +
+    '{"type":"custom_tool_call","call_id":"call_2","name":"patch","input":"*** Begin"},' +
+    '{"type":"custom_tool_call_output","call_id":"call_2","output":"done"},' +
+    '{"type":"compaction","encrypted_content":"sum"}]}';
+  const { windows, findings } = readEvents(openaiResponsesAdapter, 'request.json', body);
+  const window = windows[0]!;
+
+  it('turns instructions into a leading system message and each input item into one message', () => {
+    assert.deepEqual(findings, []);
+    assert.deepEqual(window.messages.map((m) => m.role), ['system', 'user', 'assistant', 'assistant', 'tool', 'assistant', 'assistant', 'tool', 'assistant']);
+    const input = JSON.parse(body).input as unknown[];
+    window.messages.slice(1).forEach((message, i) => assert.deepEqual(JSON.parse(slice(body, message.source)), input[i]));
+    assert.deepEqual(window.tools.map((t) => t.name), ['get_time', 'web_search']);
+  });
+
+  it('keys calls and outputs by call_id, not the item id', () => {
+    const call = window.messages[3]!.blocks[0] as ToolCall;
+    assert.deepEqual([call.kind, call.id, call.name, slice(body, call.idSource)], ['tool_call', 'call_1', 'get_time', '"call_1"']);
+    const output = window.messages[4]!.blocks[0] as ToolResult;
+    assert.deepEqual([output.kind, output.callId], ['tool_result', 'call_1']);
+    const custom = window.messages[6]!.blocks[0] as ToolCall;
+    assert.deepEqual([custom.id, custom.name, custom.input?.type], ['call_2', 'patch', 'string']);
+  });
+
+  it('keeps reasoning and server-side tool items opaque, and marks compaction as elision', () => {
+    assert.equal((window.messages[2]!.blocks[0] as OpaqueBlock).type, 'reasoning');
+    assert.equal((window.messages[5]!.blocks[0] as OpaqueBlock).type, 'web_search_call');
+    assert.equal(window.messages[8]!.elision, true);
+  });
+
+  it('leaves item status and call item ids out of the render', () => {
+    const a = readEvents(openaiResponsesAdapter, 'a.json', '{"input":[{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":"{}","status":"completed"}]}');
+    const b = readEvents(openaiResponsesAdapter, 'b.json', '{"input":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}]}');
+    assert.equal(renderMessage(a.windows[0]!.messages[0]!), renderMessage(b.windows[0]!.messages[0]!));
+  });
+
+  it('reads a string input as one user message', () => {
+    const { windows: [w] } = readEvents(openaiResponsesAdapter, 's.json', '{"model":"gpt-5","input":"hello"}');
+    assert.deepEqual(w!.messages.map((m) => [m.role, m.blocks[0]!.kind === 'text' && m.blocks[0]!.text]), [['user', 'hello']]);
+  });
+
+  it('reads output[] items of a logged response, one message each', () => {
+    const parsed = parseJson('{"id":"resp_1","output":[{"type":"reasoning","id":"rs","summary":[]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}]}');
+    assert.ok(parsed.ok);
+    const messages = readResponsesOutput(parsed.node);
+    assert.deepEqual(messages.map((m) => [m.role, m.blocks[0]!.kind]), [['assistant', 'opaque'], ['assistant', 'text']]);
+  });
+});
+
+describe('openai-responses: server state', () => {
+  it('conversation continuation: record-skipped for the non-request lines, server-state-pairing info, no orphan', () => {
+    const events = readEvents(openaiResponsesAdapter, CONVERSATION);
+    assert.deepEqual(events.kinds, ['finding', 'window', 'step', 'window', 'finding']);
+    assert.match(events.findings[0]!.message, /\/v1\/conversations/);
+    assert.match(events.findings[1]!.message, /DELETE/);
+    const raw = events.windows[1]!;
+    assert.equal(raw.serverState?.kind, 'conversation');
+    assert.deepEqual(raw.messages.map((m) => m.blocks[0]!.kind), ['text', 'tool_result'], 'the request itself holds only the output');
+    const report = checkTranscript({ file: CONVERSATION, text: fileText(CONVERSATION) }, { tokens: false });
+    const rules = report.findings.map((f) => f.rule);
+    assert.ok(rules.includes('server-state-pairing'));
+    assert.ok(!rules.includes('tool-result-orphaned'));
+    assert.ok(!rules.includes('tool-use-orphaned'));
+    assert.deepEqual(report.steps.map((s) => s.decision), ['patch']);
+  });
+
+  it('judges a continued request as the history plus the new input', () => {
+    const events = readEvents(openaiResponsesAdapter, CONVERSATION);
+    const step = events.steps[0]!;
+    assert.deepEqual(step.after.messages.map((m) => m.role), ['system', 'user', 'assistant', 'tool']);
+    const text = fileText(CONVERSATION);
+    assert.equal(step.after.messages.slice(0, 3).map(renderMessage).join(), step.before.messages.map(renderMessage).join());
+    assert.equal(slice(text, step.after.messages[3]!.source).includes('function_call_output'), true);
+  });
+
+  it('previous_response_id chain: patch; a request continuing state the log lacks is info, no step', () => {
+    const events = readEvents(openaiResponsesAdapter, CHAIN);
+    assert.deepEqual(events.kinds, ['window', 'step', 'window', 'finding', 'window']);
+    assert.equal(events.findings[0]!.rule, 'server-state-pairing');
+    assert.match(events.findings[0]!.message, /resp_elsewhere/);
+    const report = checkTranscript({ file: CHAIN, text: fileText(CHAIN) }, { tokens: false });
+    assert.deepEqual(report.steps.map((s) => s.decision), ['patch']);
+    assert.equal(report.findings.filter((f) => f.severity === 'error').length, 0);
+  });
+
+  it('a continued request that changes the consumed history is not a patch', () => {
+    const text = fileText(CHAIN);
+    const second = text.split('\n')[1]!;
+    const edited = text.replace(second, second.replace('"Be brief."', '"Be verbose."'));
+    const report = checkTranscript({ file: 'edited.jsonl', text: edited }, { tokens: false });
+    assert.notEqual(report.steps[0]!.decision, 'patch');
+  });
+});
+
+describe('openai-responses: the recorded corpus and the sniff', () => {
+  it('parses every file with no crash and no error finding', () => {
+    for (const file of corpusFiles('openai-responses')) {
+      const report = checkTranscript({ file, text: fileText(file) }, { tokens: false });
+      assert.equal(report.format, 'openai-responses', file);
+      assert.deepEqual(report.findings.filter((f) => f.severity === 'error'), [], file);
+    }
+  });
+
+  it('history_with_combined_tool_call_id: pairs by call_id across the fc_ item id', () => {
+    const { windows } = readEvents(openaiResponsesAdapter, COMBINED);
+    const window = windows[0]!;
+    assert.deepEqual(window.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'user']);
+    const call = window.messages[1]!.blocks[0] as ToolCall;
+    const output = window.messages[2]!.blocks[0] as ToolResult;
+    assert.equal(call.id, output.callId);
+    assert.match(call.id, /^call_/);
+    assert.equal(window.serverState, undefined, 'previous_response_id: null is no server state');
+  });
+
+  it('sniffs the corpus and not the other formats', () => {
+    for (const file of corpusFiles('openai-responses')) assert.equal(openaiResponsesAdapter.sniff(fileText(file).slice(0, 65536)), true, file);
+    for (const folder of ['anthropic-messages', 'openai-chat', 'claude-code', 'codex', 'langfuse', 'inspect-ai']) {
+      for (const file of corpusFiles(folder)) assert.equal(openaiResponsesAdapter.sniff(fileText(file).slice(0, 65536)), false, file);
+    }
+  });
+});

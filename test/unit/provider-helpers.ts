@@ -1,0 +1,53 @@
+/**
+ * Shared by the provider-format tests: inputs from text or fixture files, and
+ * the events an adapter yields, split by kind.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Finding } from '../../src/core/findings';
+import type { ContextWindow, Rewrite } from '../../src/core/model';
+import { splitLines } from '../../src/core/text';
+import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../../src/core/transcript';
+
+export const CORPUS = path.join(__dirname, '..', 'fixtures', 'corpus');
+export const PROVIDERS = path.join(__dirname, '..', 'fixtures', 'providers');
+
+export function textInput(file: string, text: string): TranscriptInput {
+  return { file, lines: () => splitLines(text), text: () => text, bytes: () => new TextEncoder().encode(text) };
+}
+
+export function fileText(file: string): string {
+  return fs.readFileSync(file, 'utf8');
+}
+
+/** Every file of a corpus folder, as full paths. */
+export function corpusFiles(folder: string): string[] {
+  const dir = path.join(CORPUS, folder);
+  return fs.readdirSync(dir).map((name) => path.join(dir, name));
+}
+
+export interface Events {
+  readonly all: TranscriptEvent[];
+  readonly windows: ContextWindow[];
+  readonly steps: Rewrite[];
+  readonly findings: Finding[];
+  /** Event kinds in order, e.g. ['window', 'step', 'window']. */
+  readonly kinds: string[];
+}
+
+export function readEvents(adapter: FormatAdapter, file: string, text = fileText(file)): Events {
+  const all = [...adapter.read(textInput(file, text))];
+  return {
+    all,
+    windows: all.flatMap((e) => (e.kind === 'window' ? [e.window] : [])),
+    steps: all.flatMap((e) => (e.kind === 'step' ? [e.rewrite] : [])),
+    findings: all.flatMap((e) => (e.kind === 'finding' ? [e.finding] : [])),
+    kinds: all.map((e) => e.kind),
+  };
+}
+
+/** The text a range covers. */
+export function slice(text: string, range: { start: number; end: number } | undefined): string {
+  if (!range) throw new Error('no range');
+  return text.slice(range.start, range.end);
+}
