@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FormatId } from '../core/model';
-import { ADAPTERS, adapterFor, detectFormat } from '../core/formats/registry';
+import { ADAPTERS, adapterFor, detectFormat, formatsHint } from '../core/formats/registry';
 import { inputFromFile } from '../core/io';
 import type { FormatAdapter, TranscriptInput } from '../core/transcript';
 
@@ -23,11 +23,6 @@ export interface Expanded {
   readonly files: Located[];
   /** One-line reasons (file not readable, format not recognised). */
   readonly troubles: string[];
-}
-
-/** `known formats: native (Prefix Lens trace), anthropic (Anthropic Messages), …`. */
-export function knownFormatsHint(): string {
-  return `known formats: ${ADAPTERS.map((a) => `${a.id} (${a.label})`).join(', ')}`;
 }
 
 /** Resolves FILE|DIR arguments to the files to check, in argument order (walks sorted). */
@@ -52,7 +47,7 @@ function expandNamedFile(file: string, forced: FormatId | undefined, out: Expand
   const format = recognise(file);
   if (format.kind === 'format') out.files.push({ path: file, format: format.id });
   else if (format.kind === 'unreadable') out.troubles.push(`${file}: cannot read (${format.reason})`);
-  else out.troubles.push(`${file}: format not recognised; ${knownFormatsHint()} (or pass --format)`);
+  else out.troubles.push(`${file}: format not recognised. ${formatsHint()}. Pass --format to name one.`);
 }
 
 function expandDirectory(dir: string, forced: FormatId | undefined, out: Expanded): void {
@@ -61,7 +56,7 @@ function expandDirectory(dir: string, forced: FormatId | undefined, out: Expande
     const format = recognise(file, forced);
     if (format.kind === 'format') out.files.push({ path: file, format: format.id });
   }
-  if (out.files.length === before) out.troubles.push(`${dir}: no transcript found in this directory; ${knownFormatsHint()}`);
+  if (out.files.length === before) out.troubles.push(`${dir}: no transcript found in this directory. ${formatsHint()}.`);
 }
 
 /** Every regular file under `dir`, depth first, entries sorted by name. */

@@ -90,8 +90,8 @@ function printReports(reports: readonly Report[], command: CheckCommand): void {
     process.stdout.write(`${JSON.stringify(sarif, null, 2)}\n`);
   } else {
     const palette = paletteFor(process.stdout.isTTY === true, process.env);
-    const lines = reports.flatMap((r) => plainReport(r, palette));
-    if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+    const blocks = reports.map((r) => plainReport(r, palette).join('\n'));
+    if (blocks.length > 0) process.stdout.write(`${blocks.join('\n\n')}\n`);
   }
 }
 

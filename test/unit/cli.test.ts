@@ -79,7 +79,7 @@ describe('prefix-lens CLI: exit codes', () => {
     assert.equal(run.stdout, '');
     const lines = run.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, run.stderr);
-    assert.match(lines[0] ?? '', /not-a-transcript\.json: format not recognised; known formats: .*native/);
+    assert.match(lines[0] ?? '', /not-a-transcript\.json: format not recognised\. Known formats: native .*anthropic .*Pass --format/);
   });
 
   it('exits 2 with a one-line reason for a missing file, and still checks the others', () => {
@@ -269,5 +269,34 @@ describe('prefix-lens CLI: --against', () => {
     const run = cli('check', '--against', `${FIX}/against/nope.json`, `${FIX}/against/new-append.json`);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /nope\.json: cannot read/);
+  });
+});
+
+describe('prefix-lens CLI: the sample corpus', () => {
+  it('checks the whole corpus folder in seconds, every file with a report and no stack trace', () => {
+    const started = Date.now();
+    const { run, reports } = json('test/fixtures/corpus');
+    assert.ok(run.code === 0 || run.code === 1, `exit ${run.code}: ${run.stderr}`);
+    assert.equal(run.stderr, '');
+    assert.ok(Date.now() - started < 30_000);
+    const files = reports.map((r) => r.file as string);
+    assert.equal(new Set(files).size, files.length);
+    for (const dir of ['anthropic-messages', 'openai-chat', 'openai-responses', 'claude-code', 'codex']) {
+      const expected = fs.readdirSync(path.join(ROOT, 'test/fixtures/corpus', dir)).map((f) => path.join('test/fixtures/corpus', dir, f));
+      for (const file of expected) assert.ok(files.includes(file), `${file} was checked`);
+    }
+    const anthropic = reports.filter((r) => r.format === 'anthropic');
+    assert.equal(anthropic.length, 4);
+  });
+
+  it('judges the codemie Claude Code turn-1 snapshot as an append-only prefix of turn-2 (patch)', () => {
+    const dir = 'test/fixtures/corpus/claude-code';
+    const { run, reports } = json('--against', `${dir}/codemie_incremental-subagents_turn-1.jsonl`, `${dir}/codemie_incremental-subagents_turn-2.jsonl`);
+    assert.equal(run.code, 0, run.stderr);
+    const steps = reports[0]!.steps as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      steps.map((s) => [s.source, s.decision]),
+      [['snapshot', 'patch']],
+    );
   });
 });
