@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { nativeAdapter, windowFromObject } from '../../src/core/formats/native';
+import { detectFormat } from '../../src/core/formats/registry';
+import { inputFromFile, inputFromText, linesFromChunks } from '../../src/core/io';
+import type { ContextWindow, Rewrite, ToolCall, ToolResult } from '../../src/core/model';
+import { splitLines } from '../../src/core/text';
+import type { TranscriptEvent } from '../../src/core/transcript';
+import { assistant, call, result, rewrite, system, tool, trace, user, windowEvent } from '../support/trace';
+
+function read(text: string): TranscriptEvent[] {
+  return [...nativeAdapter.read(inputFromText('t.jsonl', text))];
+}
+const windows = (events: TranscriptEvent[]) => events.flatMap((e) => (e.kind === 'window' ? [e.window] : []));
+const steps = (events: TranscriptEvent[]) => events.flatMap((e) => (e.kind === 'step' ? [e.rewrite] : []));
+
+const fixture = fs.readFileSync('test/fixtures/native/ranges.trace.jsonl', 'utf8');
+
+test('the native format is detected by its header line, ahead of every other format', () => {
+  assert.equal(detectFormat(fixture)?.id, 'native');
+  assert.equal(nativeAdapter.sniff('{"type":"window","messages":[]}'), false);
+});
+
+test('every message, call and result carries exact source ranges', () => {
+  const final = windows(read(fixture)).at(-1) as ContextWindow;
+  const slice = (r?: { start: number; end: number }) => (r ? fixture.slice(r.start, r.end) : undefined);
+  const [sys, , assistantMessage, toolMessage] = final.messages;
+  assert.equal(slice(sys?.source), '{"role":"system","content":"Be brief."}');
+  assert.ok(slice(sys?.container)?.startsWith('[{"role":"system"'));
+  const c = assistantMessage?.blocks[1] as ToolCall;
+  assert.equal(c.kind, 'tool_call');
+  assert.equal(slice(c.idSource), '"call_é1"');
+  assert.equal(slice(c.source), '{"id":"call_é1","name":"lookup","input":{"q":"x"},"schema_version":"2"}');
+  assert.ok(slice(c.container)?.startsWith('[{"id":"call_é1"'));
+  assert.equal(c.schemaVersion, '2');
+  const r = toolMessage?.blocks[0] as ToolResult;
+  assert.equal(slice(r.idSource), '"call_é1"');
+  assert.equal(slice(r.source), slice(toolMessage?.source));
+  assert.equal(slice(final.tools[0]?.source), '{"name":"lookup","version":2,"input_schema":{"type":"object"}}');
+  assert.equal(final.tools[0]?.version, '2');
+});
+
+test('generate moves the boundary to the end, append does not', () => {
+  const events = read(fixture);
+  const final = windows(events).at(-1) as ContextWindow;
+  assert.equal(final.messages.length, 4);
+  assert.equal(final.boundary, 3, 'the appended tool result is not consumed yet');
+  assert.equal(final.live, true);
+});
+
+test('the historical registry keeps every tool version seen; applied:false keeps the state', () => {
+  const text = trace(
+    windowEvent([tool('a', '1')], [system('s')]),
+    rewrite('policy', { tools: [tool('a', '2'), tool('b')] }),
+    rewrite('policy', { tools: [], applied: false }),
+  );
+  const events = read(text);
+  const [first, second] = steps(events) as [Rewrite, Rewrite];
+  assert.equal(second.applied, false);
+  assert.deepEqual(second.before.tools.map((t) => `${t.name}@${t.version}`), ['a@2', 'b@1'], 'the unapplied rewrite did not become the state');
+  assert.deepEqual(first.after.historicalTools?.map((t) => `${t.name}@${t.version}`), ['a@1', 'a@2', 'b@1']);
+  assert.equal(windows(events).length, 2, 'one window per applied state');
+});
+
+test('a rewrite without messages keeps them and the boundary; with messages the boundary is inferred', () => {
+  const src = trace(
+    windowEvent([], [system('s'), user('u'), assistant('a')]),
+    rewrite('compaction', { messages: [system('s'), assistant('a'), user('next')] }),
+    rewrite('policy', { tools: [tool('t')] }),
+  );
+  const [compaction, policy] = steps(read(src)) as [Rewrite, Rewrite];
+  assert.equal(compaction.after.boundary, 2, 'just past the last retained consumed message');
+  assert.equal(compaction.range?.start, src.indexOf('{"type":"rewrite"'));
+  assert.equal(policy.after.messages, compaction.after.messages);
+  assert.equal(policy.after.boundary, 2);
+});
+
+test('unknown events, bad messages and bad lines become findings; the rest is read', () => {
+  const lines = trace(windowEvent([], [system('s'), { role: 'robot', content: 'x' }, 42]), { type: 'telemetry' }).split('\n');
+  lines.splice(2, 0, '{"type": "generate", "messages": [');
+  const events = read(lines.join('\n'));
+  const findings = events.flatMap((e) => (e.kind === 'finding' ? [e.finding] : []));
+  assert.deepEqual(findings.map((f) => f.rule).sort(), ['invalid-json', 'record-skipped', 'record-skipped', 'record-skipped']);
+  assert.equal(windows(events).at(-1)?.messages.length, 1);
+});
+
+test('windowFromObject reads plain objects; missing fields come from the base', () => {
+  const base = windowFromObject({ tools: [{ name: 'f', input_schema: {} }], messages: [{ role: 'user', content: 'hi' }], boundary: 1 });
+  assert.equal(base.messages[0]?.blocks[0]?.kind, 'text');
+  assert.equal(base.boundary, 1);
+  const next = windowFromObject({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [call('x', 'f')] }] }, base);
+  assert.equal(next.tools.length, 1);
+  assert.equal(next.boundary, 1);
+  assert.equal(next.messages[1]?.blocks.length, 1, 'content null adds no block');
+  assert.equal(next.messages[0]?.source, undefined, 'objects built in code have no source');
+});
+
+test('inputFromFile streams lines with the same UTF-16 offsets as splitLines', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-'));
+  const file = path.join(dir, 't.jsonl');
+  const content = trace(windowEvent([], [user('héllo 😀 wörld')]), { type: 'append', messages: [result('x', 'ü')] }).replace(/\n/, '\r\n');
+  fs.writeFileSync(file, content);
+  assert.deepEqual([...inputFromFile(file).lines()], [...splitLines(content)]);
+  assert.equal(inputFromFile(file).head(10), content.slice(0, 10));
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('lines spanning chunk boundaries are joined once with correct offsets', () => {
+  const content = 'ab\ncdef\n\nghi\r\nj';
+  const chunks = ['a', 'b\ncd', 'ef', '\n', '\ngh', 'i\r', '\nj'];
+  assert.deepEqual([...linesFromChunks(chunks)], [...splitLines(content)]);
+});
