@@ -34,6 +34,13 @@ export interface WindowObject {
   readonly boundary?: number;
 }
 
+/** A proposal as a plain object: a missing field is unchanged from the current window. */
+export interface ProposalObject {
+  readonly tools?: readonly unknown[];
+  readonly messages?: readonly unknown[];
+  readonly boundary?: number;
+}
+
 /** The pairing findings of a window, computed once per window object. */
 export function windowFindings(window: ContextWindow, context: EngineContext): readonly Finding[] {
   let findings = context.windowFindings.get(window);
@@ -71,7 +78,7 @@ function isContextWindow(value: unknown): value is ContextWindow {
  * native-trace-shaped objects; a proposal without `boundary` gets one
  * inferred by aligning its messages with the current window.
  */
-export function guardRewrite(window: ContextWindow | WindowObject, proposal: ContextWindow | WindowObject, options: GuardRewriteOptions = {}): StepVerdict {
+export function guardRewrite(window: ContextWindow | WindowObject, proposal: ContextWindow | ProposalObject, options: GuardRewriteOptions = {}): StepVerdict {
   const before = isContextWindow(window) ? window : windowFromObject(window);
   const after = isContextWindow(proposal) ? proposal : windowFromObject(proposal, before);
   return judgeRewrite({ source: options.source ?? 'runtime', before, after, applied: true }, options);

@@ -3,7 +3,7 @@
  * Plain Node, no `vscode`.
  */
 export { checkAgainst, checkTranscript, UnknownFormatError, type CheckInput } from './check';
-export { boundaryPosition, guardRewrite, judgeRewrite, windowFindings, type GuardOptions, type GuardRewriteOptions, type WindowObject } from './guard';
+export { boundaryPosition, guardRewrite, judgeRewrite, windowFindings, type GuardOptions, type GuardRewriteOptions, type ProposalObject, type WindowObject } from './guard';
 export { renderBlock, renderJson, renderMessage, renderMessageParts, renderTool, renderWindow, RenderCache, type MessageRender } from './render';
 export { canonicalJson, explainRenderDifference } from './meaning';
 export { ADAPTERS, adapterFor, detectFormat } from './formats/registry';
