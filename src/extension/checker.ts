@@ -1,0 +1,69 @@
+/**
+ * Runs checks: small documents inline, documents over
+ * `prefixLens.workerThresholdBytes` in a worker thread (dist/worker.js) so the
+ * extension host never blocks. A status bar item shows checks that take long.
+ */
+import * as vscode from 'vscode';
+import { Worker } from 'node:worker_threads';
+import type { Report } from '../core/api';
+import { runCheck, type CheckRequest } from './engine';
+import type { WorkerAnswer } from './worker';
+
+/** A check running longer than this shows the status bar item. */
+const STATUS_DELAY_MS = 250;
+
+export class Checker implements vscode.Disposable {
+  private readonly status = vscode.window.createStatusBarItem('prefixLens.progress', vscode.StatusBarAlignment.Left, 100);
+  private running = 0;
+  /** How many checks ran where (tests read it through the extension's API). */
+  readonly stats = { inline: 0, worker: 0 };
+
+  constructor(private readonly workerScript: string) {
+    this.status.name = 'Prefix Lens: checking';
+  }
+
+  /** Checks a request; in a worker when the text is at least `thresholdBytes` long (UTF-16 units ≈ bytes). */
+  async check(request: CheckRequest, thresholdBytes: number): Promise<Report> {
+    const label = request.file.split(/[\\/]/).pop() ?? request.file;
+    const timer = setTimeout(() => this.showProgress(label, request.text.length), STATUS_DELAY_MS);
+    this.running++;
+    try {
+      if (request.text.length >= thresholdBytes) {
+        this.stats.worker++;
+        return await this.inWorker(request);
+      }
+      this.stats.inline++;
+      return runCheck(request);
+    } finally {
+      clearTimeout(timer);
+      if (--this.running === 0) this.status.hide();
+    }
+  }
+
+  private showProgress(label: string, size: number): void {
+    this.status.text = `$(sync~spin) Prefix Lens: checking ${label} (${(size / 1e6).toFixed(1)} MB)`;
+    this.status.tooltip = 'Prefix Lens is checking a large transcript in a worker thread';
+    this.status.show();
+  }
+
+  private inWorker(request: CheckRequest): Promise<Report> {
+    return new Promise((resolve, reject) => {
+      const worker = new Worker(this.workerScript);
+      const finish = () => void worker.terminate();
+      worker.once('message', (answer: WorkerAnswer) => {
+        finish();
+        if (answer.ok) resolve(answer.report);
+        else reject(new Error(answer.error));
+      });
+      worker.once('error', (error) => {
+        finish();
+        reject(error);
+      });
+      worker.postMessage(request);
+    });
+  }
+
+  dispose(): void {
+    this.status.dispose();
+  }
+}

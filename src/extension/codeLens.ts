@@ -1,0 +1,68 @@
+/**
+ * A CodeLens above each step:
+ * `Step 3/12 · ABORT · tool-result-orphaned toolu_01A · cache −48,213 tokens · Inspect`.
+ * Clicking it selects the step and opens the inspector on it.
+ */
+import * as vscode from 'vscode';
+import type { Report, StepReport } from '../core/api';
+import type { Sessions } from './sessions';
+import { readSettings } from './settings';
+
+export const INSPECT_STEP_COMMAND = 'prefixLens.inspectStep';
+
+/** The lens title of one step (pure). */
+export function stepLensTitle(report: Report, step: StepReport): string {
+  const parts = [`Step ${step.index}/${report.steps.length}`, step.decision.toUpperCase()];
+  const lead = leadingFinding(report, step);
+  if (lead) parts.push(lead.toolCallId ? `${lead.rule} ${lead.toolCallId}` : lead.rule);
+  else if (step.rules[0]) parts.push(step.rules[0]);
+  const lost = step.cacheImpact.invalidatedTokens;
+  if (lost > 0) parts.push(`cache −${lost.toLocaleString('en-US')} tokens`);
+  if (!step.applied) parts.push('not applied');
+  parts.push('Inspect');
+  return parts.join(' · ');
+}
+
+/** The step's most severe finding: an abort reason first. */
+function leadingFinding(report: Report, step: StepReport) {
+  const own = report.findings.filter((f) => f.step === step.index);
+  const rank = { error: 0, warning: 1, info: 2 } as const;
+  return [...own].sort((a, b) => rank[a.severity] - rank[b.severity])[0];
+}
+
+export class StepCodeLenses implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly sessions: Sessions) {
+    this.subscription = sessions.onDidUpdate(() => this.changed.fire());
+  }
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const session = this.sessions.get(document.uri);
+    const report = session?.report;
+    if (!session || !report || !readSettings(document.uri).codeLens) return [];
+    if (session.reportVersion !== document.version) return [];
+    return report.steps
+      .filter((step) => step.range)
+      .map((step) => {
+        const line = document.positionAt(step.range?.start ?? 0).line;
+        return new vscode.CodeLens(new vscode.Range(line, 0, line, 0), {
+          title: stepLensTitle(report, step),
+          tooltip: `Open the inspector on step ${step.index}`,
+          command: INSPECT_STEP_COMMAND,
+          arguments: [document.uri, step.index],
+        });
+      });
+  }
+
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * "Compare with…": judges a second transcript file as a rewrite of the first
+ * (the engine's `checkAgainst`), and "Compare with HEAD": the file as a
+ * rewrite of its committed version (the git extension's API when available,
+ * else `git show HEAD:<path>`; not in untrusted workspaces). Findings land in
+ * a separate "Prefix Lens (compare)" diagnostic collection on the newer file.
+ */
+import { execFile } from 'node:child_process';
+import { dirname, basename } from 'node:path';
+import * as vscode from 'vscode';
+import type { Report } from '../core/api';
+import type { Ctx } from './ctx';
+import { toDiagnostics } from './diagnostics';
+import { checkAgainst, checkOptions } from './engine';
+import { readSettings } from './settings';
+
+interface Snapshot {
+  readonly file: string;
+  readonly text: string;
+}
+
+function targetUri(ctx: Ctx, uri: unknown): vscode.Uri | undefined {
+  if (uri instanceof vscode.Uri) return uri;
+  return vscode.window.activeTextEditor?.document.uri ?? ctx.sessions.active()?.uri;
+}
+
+async function snapshotOf(uri: vscode.Uri): Promise<{ snapshot: Snapshot; document: vscode.TextDocument }> {
+  const document = await vscode.workspace.openTextDocument(uri);
+  return { snapshot: { file: uri.fsPath || uri.toString(), text: document.getText() }, document };
+}
+
+/** Judges `newer` against `older`, publishes the findings on `newer` and summarises the decision. */
+function judge(ctx: Ctx, older: Snapshot, newer: Snapshot, document: vscode.TextDocument, label: string): Report {
+  const settings = readSettings(document.uri);
+  const report = checkAgainst(older, newer, checkOptions(settings.tokens));
+  const range = (r: { start: number; end: number }) => new vscode.Range(document.positionAt(r.start), document.positionAt(r.end));
+  ctx.compareDiagnostics.set(document.uri, toDiagnostics(report, { uri: document.uri, range }, settings.severity, ctx.rulesDoc));
+  const last = report.steps[report.steps.length - 1];
+  const decision = last ? last.decision.toUpperCase() : 'no rewrite';
+  const reasons = last && last.rules.length > 0 ? ` (${last.rules.join(', ')})` : '';
+  void vscode.window.showInformationMessage(`Prefix Lens: ${basename(newer.file)} as a rewrite of ${label}: ${decision}${reasons}`);
+  return report;
+}
+
+export function compareWith(ctx: Ctx): (uri?: unknown, other?: unknown) => Promise<Report | undefined> {
+  return async (uri, other) => {
+    const base = targetUri(ctx, uri);
+    if (!base) return undefined;
+    const picked =
+      other instanceof vscode.Uri
+        ? other
+        : (
+            await vscode.window.showOpenDialog({
+              title: 'Prefix Lens: pick the rewritten transcript to judge against this one',
+              defaultUri: base,
+              canSelectMany: false,
+              filters: { Transcripts: ['json', 'jsonl', 'eval'], 'All files': ['*'] },
+            })
+          )?.[0];
+    if (!picked) return undefined;
+    const older = await snapshotOf(base);
+    const newer = await snapshotOf(picked);
+    return judge(ctx, older.snapshot, newer.snapshot, newer.document, basename(older.snapshot.file));
+  };
+}
+
+export function compareWithHead(ctx: Ctx): (uri?: unknown) => Promise<Report | undefined> {
+  return async (uri) => {
+    const target = targetUri(ctx, uri);
+    if (!target || target.scheme !== 'file') return undefined;
+    const head = await headText(target);
+    if (head === undefined) {
+      void vscode.window.showWarningMessage(`Prefix Lens: no committed version of ${basename(target.fsPath)} in git HEAD.`);
+      return undefined;
+    }
+    const current = await snapshotOf(target);
+    return judge(ctx, { file: `${target.fsPath}@HEAD`, text: head }, current.snapshot, current.document, 'HEAD');
+  };
+}
+
+interface GitApi {
+  getRepository(uri: vscode.Uri): { show(ref: string, path: string): Promise<string> } | null;
+}
+
+/** The file's text at HEAD: the git extension first, then `git show` (trusted workspaces only). */
+async function headText(uri: vscode.Uri): Promise<string | undefined> {
+  const viaExtension = await headFromGitExtension(uri).catch(() => undefined);
+  if (viaExtension !== undefined) return viaExtension;
+  if (!vscode.workspace.isTrusted) return undefined;
+  return headFromGitCli(uri.fsPath);
+}
+
+async function headFromGitExtension(uri: vscode.Uri): Promise<string | undefined> {
+  const extension = vscode.extensions.getExtension<{ getAPI(version: 1): GitApi }>('vscode.git');
+  if (!extension) return undefined;
+  const exports = extension.isActive ? extension.exports : await extension.activate();
+  const repository = exports?.getAPI(1).getRepository(uri);
+  return repository ? repository.show('HEAD', uri.fsPath) : undefined;
+}
+
+function headFromGitCli(path: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      ['show', `HEAD:./${basename(path)}`],
+      { cwd: dirname(path), maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout) => resolve(error ? undefined : stdout),
+    );
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * The diagnostics manager: owns the DiagnosticCollection, re-checks a
+ * transcript after edits (debounced), publishes each report's findings at
+ * their exact ranges with the rule id as code (linking to docs/rules.md) and
+ * related locations, and clears a document's diagnostics when it closes.
+ */
+import * as vscode from 'vscode';
+import type { Report } from '../core/api';
+import type { Finding, RuleId, Severity } from '../core/findings';
+import type { Session, Sessions } from './sessions';
+import { readSettings, type SeverityOverride } from './settings';
+
+const SEVERITY: Readonly<Record<Severity | Exclude<SeverityOverride, 'off'>, vscode.DiagnosticSeverity>> = {
+  error: vscode.DiagnosticSeverity.Error,
+  warning: vscode.DiagnosticSeverity.Warning,
+  info: vscode.DiagnosticSeverity.Information,
+  hint: vscode.DiagnosticSeverity.Hint,
+};
+
+export const DIAGNOSTIC_SOURCE = 'Prefix Lens';
+
+/** Where a rule's documentation lives: `<rulesDoc>#<rule-id>`. */
+export function ruleDocUri(rulesDoc: vscode.Uri, rule: RuleId): vscode.Uri {
+  return rulesDoc.with({ fragment: rule });
+}
+
+/** The diagnostics of one report (pure apart from vscode value types). */
+export function toDiagnostics(
+  report: Report,
+  session: Pick<Session, 'uri' | 'range'>,
+  overrides: Readonly<Partial<Record<RuleId, SeverityOverride>>>,
+  rulesDoc: vscode.Uri,
+): vscode.Diagnostic[] {
+  const out: vscode.Diagnostic[] = [];
+  for (const finding of report.findings) {
+    const override = overrides[finding.rule];
+    if (override === 'off') continue;
+    out.push(toDiagnostic(finding, session, override ?? finding.severity, rulesDoc));
+  }
+  return out;
+}
+
+function toDiagnostic(
+  finding: Finding,
+  session: Pick<Session, 'uri' | 'range'>,
+  severity: Exclude<SeverityOverride, 'off'>,
+  rulesDoc: vscode.Uri,
+): vscode.Diagnostic {
+  const prefix = finding.step !== undefined ? `Step ${finding.step}: ` : '';
+  const diagnostic = new vscode.Diagnostic(session.range(finding.range), prefix + finding.message, SEVERITY[severity]);
+  diagnostic.source = DIAGNOSTIC_SOURCE;
+  diagnostic.code = { value: finding.rule, target: ruleDocUri(rulesDoc, finding.rule) };
+  const related = (finding.related ?? []).filter((r) => !r.file || sameFile(r.file, session.uri));
+  if (related.length > 0) {
+    diagnostic.relatedInformation = related.map(
+      (r) => new vscode.DiagnosticRelatedInformation(new vscode.Location(session.uri, session.range(r.range)), r.message),
+    );
+  }
+  return diagnostic;
+}
+
+function sameFile(file: string, uri: vscode.Uri): boolean {
+  return file === uri.fsPath || file === uri.toString();
+}
+
+export class DiagnosticsManager implements vscode.Disposable {
+  private readonly collection = vscode.languages.createDiagnosticCollection('prefixLens');
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly sessions: Sessions,
+    private readonly rulesDoc: vscode.Uri,
+  ) {
+    this.subscriptions.push(
+      sessions.onDidUpdate((s) => this.publish(s)),
+      sessions.onDidClose((uri) => this.clear(uri)),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.contentChanges.length > 0) this.schedule(e.document);
+      }),
+    );
+  }
+
+  /** Re-checks a transcript once edits pause for `prefixLens.debounceMs`. */
+  private schedule(document: vscode.TextDocument): void {
+    const session = this.sessions.get(document.uri);
+    if (!session) return;
+    const key = document.uri.toString();
+    const pending = this.timers.get(key);
+    if (pending) clearTimeout(pending);
+    const delay = readSettings(document.uri).debounceMs;
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        void this.sessions.check(session);
+      }, delay),
+    );
+  }
+
+  publish(session: Session): void {
+    if (!session.report) return;
+    const overrides = readSettings(session.uri).severity;
+    this.collection.set(session.uri, toDiagnostics(session.report, session, overrides, this.rulesDoc));
+  }
+
+  /** Re-publishes every session (severity overrides changed). */
+  republishAll(): void {
+    for (const session of this.sessions.all()) this.publish(session);
+  }
+
+  private clear(uri: vscode.Uri): void {
+    const key = uri.toString();
+    const pending = this.timers.get(key);
+    if (pending) clearTimeout(pending);
+    this.timers.delete(key);
+    this.collection.delete(uri);
+  }
+
+  dispose(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    for (const d of this.subscriptions) d.dispose();
+    this.collection.dispose();
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Prefix Lens in VS Code. `activate` builds one context object (sessions,
+ * checker, diagnostics) and registers everything into `context.subscriptions`;
+ * commands are small factories over that context. No module-level state.
+ */
+import * as vscode from 'vscode';
+import { Checker } from './checker';
+import { TranscriptCodeActions } from './codeActions';
+import { INSPECT_STEP_COMMAND, StepCodeLenses } from './codeLens';
+import { compareWith, compareWithHead } from './compare';
+import type { Ctx } from './ctx';
+import { DiagnosticsManager } from './diagnostics';
+import { exportReport } from './export';
+import { applyCompactFix } from './fixes';
+import { registerInspector } from './inspector/panel';
+import { Sessions } from './sessions';
+import { RECHECK_KEYS, REPUBLISH_KEYS, SECTION } from './settings';
+import { nextRewrite, nextViolation, previousRewrite } from './stepping';
+import { REVEAL_COMMAND, RewritesTree, SELECT_STEP_COMMAND } from './tree';
+
+const DEFAULT_RULES_DOC = 'https://github.com/prefix-lens/prefix-lens/blob/main/docs/rules.md';
+
+/** What `activate` returns: the live pieces, for the extension-host tests and other extensions. */
+export interface PrefixLensApi {
+  readonly sessions: Sessions;
+  readonly tree: RewritesTree;
+  readonly checker: Checker;
+}
+
+type Command = (...args: never[]) => unknown;
+
+function rulesDocOf(context: vscode.ExtensionContext): vscode.Uri {
+  const repository = (context.extension.packageJSON as { repository?: { url?: string } }).repository?.url;
+  const base = repository ? repository.replace(/^git\+/, '').replace(/\.git$/, '') : undefined;
+  return vscode.Uri.parse(base ? `${base}/blob/main/docs/rules.md` : DEFAULT_RULES_DOC);
+}
+
+function selectStep(ctx: Ctx) {
+  return (uri: vscode.Uri, index: number) => ctx.sessions.get(uri)?.selectStep(index);
+}
+
+function revealFinding(ctx: Ctx) {
+  return (uri: vscode.Uri, start: number, end: number) => ctx.sessions.get(uri)?.revealRange({ start, end });
+}
+
+function inspectStep(ctx: Ctx) {
+  return async (uri?: vscode.Uri, index?: number) => {
+    const session = uri ? ctx.sessions.get(uri) : ctx.sessions.active();
+    if (session && index !== undefined) session.selectStep(index);
+    await vscode.commands.executeCommand('prefixLens.openInspector');
+  };
+}
+
+function applyFix(ctx: Ctx) {
+  return (uri: vscode.Uri, step: number) => {
+    const session = ctx.sessions.get(uri);
+    return session ? applyCompactFix(session, step) : Promise.resolve(false);
+  };
+}
+
+const COMMANDS: Readonly<Record<string, (ctx: Ctx) => Command>> = {
+  'prefixLens.nextRewrite': nextRewrite,
+  'prefixLens.previousRewrite': previousRewrite,
+  'prefixLens.nextViolation': nextViolation,
+  'prefixLens.compareWith': compareWith,
+  'prefixLens.compareWithHead': compareWithHead,
+  'prefixLens.exportReport': exportReport,
+  'prefixLens.applyFix': applyFix,
+  [SELECT_STEP_COMMAND]: selectStep,
+  [REVEAL_COMMAND]: revealFinding,
+  [INSPECT_STEP_COMMAND]: inspectStep,
+};
+
+const TRANSCRIPT_SELECTOR: vscode.DocumentSelector = [{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-remote' }];
+
+export function activate(context: vscode.ExtensionContext): PrefixLensApi {
+  const log = vscode.window.createOutputChannel('Prefix Lens', { log: true });
+  const checker = new Checker(vscode.Uri.joinPath(context.extensionUri, 'dist', 'worker.js').fsPath);
+  const sessions = new Sessions(checker, (session, step) => applyCompactFix(session, step));
+  const rulesDoc = rulesDocOf(context);
+  const diagnostics = new DiagnosticsManager(sessions, rulesDoc);
+  const compareDiagnostics = vscode.languages.createDiagnosticCollection('prefixLens.compare');
+  const ctx: Ctx = { extension: context, sessions, checker, diagnostics, rulesDoc, log, compareDiagnostics };
+  const tree = new RewritesTree(sessions);
+  const lenses = new StepCodeLenses(sessions);
+  context.subscriptions.push(log, checker, sessions, diagnostics, compareDiagnostics, tree, lenses);
+
+  for (const [id, factory] of Object.entries(COMMANDS)) {
+    context.subscriptions.push(vscode.commands.registerCommand(id, factory(ctx)));
+  }
+  context.subscriptions.push(
+    vscode.languages.registerCodeActionsProvider(TRANSCRIPT_SELECTOR, new TranscriptCodeActions(sessions), TranscriptCodeActions.metadata),
+    vscode.languages.registerCodeLensProvider(TRANSCRIPT_SELECTOR, lenses),
+    vscode.window.createTreeView('prefixLens.rewrites', { treeDataProvider: tree, showCollapseAll: true }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (RECHECK_KEYS.some((k) => e.affectsConfiguration(k))) void sessions.refreshAll();
+      else if (REPUBLISH_KEYS.some((k) => e.affectsConfiguration(k))) diagnostics.republishAll();
+      if (e.affectsConfiguration(`${SECTION}.codeLens`)) lenses.refresh();
+    }),
+  );
+  registerInspector(context, sessions);
+  sessions.start();
+  log.info('Prefix Lens activated');
+  return { sessions, tree, checker };
+}
+
+export function deactivate(): void {
+  // everything is disposed through context.subscriptions
+}

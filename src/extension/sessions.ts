@@ -1,0 +1,210 @@
+/**
+ * The session registry: one TranscriptSession per open transcript document.
+ * Opens sessions for documents the sniff recognises, checks them (through the
+ * Checker), tracks the selected step both ways (editor cursor ↔ step) and the
+ * active transcript, and closes sessions with their documents.
+ */
+import * as vscode from 'vscode';
+import type { Report, StepReport } from '../core/api';
+import type { SourceRange } from '../core/text';
+import type { Checker } from './checker';
+import type { SessionRegistry, TranscriptSession } from './session';
+import { readSettings } from './settings';
+import { isTranscript } from './sniff';
+
+/** Applies the "Compact in whole pairs" fix of a step (provided by fixes.ts, injected to avoid a cycle). */
+export type StepFixer = (session: Session, step: number) => Promise<boolean>;
+
+export class Session implements TranscriptSession {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private current: Report | undefined;
+  private selected: number | undefined;
+  /** The document version the report was computed for. */
+  reportVersion = -1;
+
+  constructor(
+    readonly document: vscode.TextDocument,
+    private readonly fixer: StepFixer,
+  ) {}
+
+  get uri(): vscode.Uri {
+    return this.document.uri;
+  }
+
+  get report(): Report | undefined {
+    return this.current;
+  }
+
+  get selectedStep(): number | undefined {
+    return this.selected;
+  }
+
+  step(index: number): StepReport | undefined {
+    return this.current?.steps.find((s) => s.index === index);
+  }
+
+  setReport(report: Report, version: number): void {
+    this.current = report;
+    this.reportVersion = version;
+    if (this.selected !== undefined && !this.step(this.selected)) this.selected = undefined;
+    this.changed.fire();
+  }
+
+  /** Selection from the editor cursor: no editor movement. */
+  followCursor(offset: number): void {
+    const step = this.current?.steps.find((s) => s.range && s.range.start <= offset && offset <= s.range.end);
+    if (step && step.index !== this.selected) {
+      this.selected = step.index;
+      this.changed.fire();
+    }
+  }
+
+  selectStep(index: number): void {
+    const step = this.step(index);
+    if (!step) return;
+    this.selected = index;
+    this.changed.fire();
+    if (step.range) void this.moveSelection({ start: step.range.start, end: step.range.start }, false);
+  }
+
+  revealRange(range: SourceRange): Promise<void> {
+    return this.moveSelection(range, true);
+  }
+
+  applyFix(step: number): Promise<boolean> {
+    return this.fixer(this, step);
+  }
+
+  range(range: SourceRange): vscode.Range {
+    return new vscode.Range(this.document.positionAt(range.start), this.document.positionAt(range.end));
+  }
+
+  private async moveSelection(range: SourceRange, focus: boolean): Promise<void> {
+    const target = this.range(range);
+    const visible = vscode.window.visibleTextEditors.find((e) => e.document === this.document);
+    const editor =
+      visible && !focus
+        ? visible
+        : await vscode.window.showTextDocument(this.document, { viewColumn: visible?.viewColumn, preserveFocus: !focus });
+    editor.selection = new vscode.Selection(target.start, target.end);
+    editor.revealRange(target, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+export class Sessions implements SessionRegistry, vscode.Disposable {
+  private readonly byUri = new Map<string, Session>();
+  private lastActive: Session | undefined;
+  private readonly activeChanged = new vscode.EventEmitter<TranscriptSession | undefined>();
+  private readonly updated = new vscode.EventEmitter<Session>();
+  private readonly closed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+  readonly onDidChangeActive = this.activeChanged.event;
+  /** A session got a new report. */
+  readonly onDidUpdate = this.updated.event;
+  /** A session ended (document closed or no longer a transcript). */
+  readonly onDidClose = this.closed.event;
+
+  constructor(
+    private readonly checker: Checker,
+    private readonly fixer: StepFixer,
+  ) {
+    this.subscriptions.push(
+      vscode.workspace.onDidOpenTextDocument((d) => void this.open(d)),
+      vscode.workspace.onDidCloseTextDocument((d) => this.close(d.uri)),
+      vscode.window.onDidChangeActiveTextEditor((e) => this.updateActive(e)),
+      vscode.window.onDidChangeTextEditorSelection((e) => this.get(e.textEditor.document.uri)?.followCursor(e.textEditor.document.offsetAt(e.selections[0]?.active ?? new vscode.Position(0, 0)))),
+    );
+  }
+
+  /** Picks up the documents already open at activation. */
+  start(): void {
+    for (const document of vscode.workspace.textDocuments) void this.open(document);
+    this.updateActive(vscode.window.activeTextEditor);
+  }
+
+  get(uri: vscode.Uri): Session | undefined {
+    return this.byUri.get(uri.toString());
+  }
+
+  all(): Session[] {
+    return [...this.byUri.values()];
+  }
+
+  active(): Session | undefined {
+    const editor = vscode.window.activeTextEditor;
+    return (editor && this.get(editor.document.uri)) ?? this.lastActive;
+  }
+
+  /** Opens (and checks) a session when the document is a transcript; undefined otherwise. */
+  async open(document: vscode.TextDocument): Promise<Session | undefined> {
+    const existing = this.get(document.uri);
+    if (existing) return existing;
+    if (!isTranscript(document, readSettings(document.uri))) return undefined;
+    const session = new Session(document, this.fixer);
+    this.byUri.set(document.uri.toString(), session);
+    await this.check(session);
+    if (vscode.window.activeTextEditor?.document === document) this.updateActive(vscode.window.activeTextEditor);
+    return session;
+  }
+
+  /** Checks a session's document as it is now; a stale result (document edited meanwhile) is dropped. */
+  async check(session: Session): Promise<void> {
+    const settings = readSettings(session.uri);
+    const version = session.document.version;
+    const request = { file: session.uri.fsPath || session.uri.toString(), text: session.document.getText(), tokens: settings.tokens };
+    try {
+      const report = await this.checker.check(request, settings.workerThresholdBytes);
+      if (session.document.version !== version || this.get(session.uri) !== session) return;
+      session.setReport(report, version);
+      this.updated.fire(session);
+    } catch (error) {
+      void vscode.window.showWarningMessage(`Prefix Lens could not check ${request.file}: ${String(error)}`);
+    }
+  }
+
+  /** Re-evaluates every open document (settings changed): opens, re-checks or closes sessions. */
+  async refreshAll(): Promise<void> {
+    await Promise.all(
+      vscode.workspace.textDocuments.map(async (document) => {
+        const session = this.get(document.uri);
+        if (!session) return void (await this.open(document));
+        if (!isTranscript(document, readSettings(document.uri))) return this.close(document.uri);
+        await this.check(session);
+      }),
+    );
+  }
+
+  close(uri: vscode.Uri): void {
+    const session = this.get(uri);
+    if (!session) return;
+    this.byUri.delete(uri.toString());
+    session.dispose();
+    this.closed.fire(uri);
+    if (this.lastActive === session) {
+      this.lastActive = undefined;
+      this.activeChanged.fire(this.active());
+    }
+  }
+
+  private updateActive(editor: vscode.TextEditor | undefined): void {
+    const session = editor ? this.get(editor.document.uri) : undefined;
+    void vscode.commands.executeCommand('setContext', 'prefixLens.isTranscript', session !== undefined);
+    if (!session || session === this.lastActive) return;
+    this.lastActive = session;
+    this.activeChanged.fire(session);
+  }
+
+  dispose(): void {
+    for (const session of this.byUri.values()) session.dispose();
+    this.byUri.clear();
+    for (const d of this.subscriptions) d.dispose();
+    this.activeChanged.dispose();
+    this.updated.dispose();
+    this.closed.dispose();
+  }
+}
