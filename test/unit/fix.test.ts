@@ -13,6 +13,7 @@ import type { TextEdit } from '../../src/core/api';
 import type { FormatAdapter } from '../../src/core/transcript';
 import { nativeAdapter } from '../../src/core/formats/native';
 import { anthropicAdapter } from '../../src/core/formats/anthropic';
+import { openaiChatAdapter } from '../../src/core/formats/openai-chat';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'fix');
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -281,4 +282,30 @@ test('Anthropic request log: a call answered only in the next request is pending
   assert.deepEqual(fixed.request.messages[1], { role: 'assistant', content: aUse.content }, 'restored without id/usage');
   assert.deepEqual(fixed.request.messages[2], aResult);
   assert.notEqual(judgeRewrite(rewriteOnLine(anthropicAdapter, edited, 1, 'log.jsonl')).decision, 'abort');
+});
+
+// ── OpenAI Chat request log ──
+
+test('OpenAI Chat request log: a parallel group with one tool message dropped goes whole', () => {
+  const fn = (id: string) => ({ id, type: 'function', function: { name: 'weather', arguments: `{"city":"${id}"}` } });
+  const calls = { role: 'assistant', content: null, tool_calls: [fn('call_1'), fn('call_2')] };
+  const res = (id: string) => ({ role: 'tool', tool_call_id: id, content: `sunny in ${id}` });
+  const tools = [{ type: 'function', function: { name: 'weather', parameters: { type: 'object' } } }];
+  const head = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather?' }];
+  const first = { model: 'gpt', tools, messages: [...head, calls, res('call_1'), res('call_2')] };
+  const response = { choices: [{ message: { role: 'assistant', content: 'Sunny both.', refusal: null, annotations: [] } }] };
+  const second = { model: 'gpt', tools, messages: [...head, calls, res('call_1'), { role: 'assistant', content: 'Sunny both.' }, { role: 'user', content: 'Thanks' }] };
+  const text = JSON.stringify({ request: first, response }) + '\n' + JSON.stringify({ request: second, response }) + '\n';
+  const rewrite = rewriteOnLine(openaiChatAdapter, text, 1, 'log.jsonl');
+  assert.equal(judgeRewrite(rewrite).decision, 'abort');
+  const plan = planFix(rewrite, text);
+  assert.ok(plan && plan.edits.length > 0);
+  assert.notEqual(plan.verdict.decision, 'abort');
+  const edited = applyEdits(text, plan.edits);
+  assertOnlyLineChanged(text, edited, 1);
+  assertOutsideUnchanged(text, edited, plan.edits);
+  const fixed = valuesOf(edited, 1) as { request: { messages: { role: string; content: string }[] } };
+  assert.deepEqual(fixed.request.messages.map((m) => m.role), ['system', 'user', 'assistant', 'user', 'user']);
+  assert.match(fixed.request.messages[4]?.content ?? '', /^\[elided\] .*call_1 \(weather\), call_2 \(weather\)/);
+  assert.notEqual(judgeRewrite(rewriteOnLine(openaiChatAdapter, edited, 1, 'log.jsonl')).decision, 'abort');
 });

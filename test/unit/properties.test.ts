@@ -1,0 +1,230 @@
+/**
+ * Property tests (fast-check) over random native-trace windows: pure appends
+ * are patch, cutting a consumed pair aborts, the fix planner never leaves an
+ * abort (judged directly and after applying its edits to the JSONL text), and
+ * no input crashes the parser or the checker.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { checkTranscript, UnknownFormatError } from '../../src/core/check';
+import { applyEdits } from '../../src/core/fix/edits';
+import { planFix } from '../../src/core/fix/plan';
+import { nativeAdapter } from '../../src/core/formats/native';
+import { judgeRewrite } from '../../src/core/guard';
+import { inputFromText } from '../../src/core/io';
+import { parseJson } from '../../src/core/json/parse';
+import type { FormatId, Rewrite } from '../../src/core/model';
+
+const RUNS = { numRuns: 150 };
+const TOOL_NAMES = ['lookup', 'fetch', 'mail'] as const;
+
+type Turn =
+  | { readonly kind: 'user' | 'assistant'; readonly text: string }
+  | { readonly kind: 'group'; readonly text: string; readonly tools: readonly number[] };
+
+interface Msg {
+  role: string;
+  content: string;
+  tool_calls?: { id: string; name: string; input: { n: number } }[];
+  tool_call_id?: string;
+}
+
+const textArb = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', 'ok', 'héllo ✓', 'line\nbreak', '"quoted"'));
+const turnArb: fc.Arbitrary<Turn> = fc.oneof(
+  fc.record({ kind: fc.constantFrom('user' as const, 'assistant' as const), text: textArb }),
+  fc.record({ kind: fc.constant('group' as const), text: fc.constantFrom('', 'calling'), tools: fc.array(fc.nat(2), { minLength: 1, maxLength: 3 }) }),
+);
+
+/** Messages for turns; every call answered right after its assistant message, ids unique from `firstId`. */
+function messagesOf(turns: readonly Turn[], firstId = 0): Msg[] {
+  let id = firstId;
+  const out: Msg[] = [{ role: 'system', content: 'You are helpful.' }];
+  for (const turn of turns) {
+    if (turn.kind !== 'group') {
+      out.push({ role: turn.kind, content: turn.text });
+      continue;
+    }
+    const calls = turn.tools.map((t) => ({ id: `call_${id++}`, name: TOOL_NAMES[t] ?? 'lookup', input: { n: id } }));
+    out.push({ role: 'assistant', content: turn.text, tool_calls: calls });
+    for (const c of calls) out.push({ role: 'tool', tool_call_id: c.id, content: `result of ${c.id}` });
+  }
+  return out;
+}
+
+const TOOLS = TOOL_NAMES.map((name) => ({ name, version: '1', input_schema: { type: 'object', properties: { n: { type: 'number' } } } }));
+
+function traceText(window: { tools?: unknown[]; messages: Msg[]; boundary: number }, rewrite: Record<string, unknown>): string {
+  return [{ type: 'prefix-lens/trace', version: 1 }, { type: 'window', tools: TOOLS, ...window }, { type: 'rewrite', ...rewrite }]
+    .map((e) => JSON.stringify(e))
+    .join('\n') + '\n';
+}
+
+/** The rewrite read back from line 3 of a trace. */
+function rewriteOf(text: string): Rewrite {
+  for (const event of nativeAdapter.read(inputFromText('t.jsonl', text))) if (event.kind === 'step') return event.rewrite;
+  throw new Error('no rewrite in the trace');
+}
+
+const windowArb = fc
+  .record({ turns: fc.array(turnArb, { minLength: 1, maxLength: 7 }), boundary: fc.nat() })
+  .map(({ turns, boundary }) => {
+    const messages = messagesOf(turns);
+    return { messages, boundary: boundary % (messages.length + 1) };
+  });
+
+test('(a) any pure append after the end is patch', () => {
+  fc.assert(
+    fc.property(windowArb, fc.array(turnArb, { minLength: 1, maxLength: 4 }), (window, more) => {
+      const appended = messagesOf(more, 1000).slice(1);
+      const text = traceText(window, { source: 'runtime', messages: [...window.messages, ...appended] });
+      const verdict = judgeRewrite(rewriteOf(text));
+      assert.equal(verdict.decision, 'patch', JSON.stringify(verdict.findings.map((f) => f.message)));
+    }),
+    RUNS,
+  );
+});
+
+/** Consumed pairs of a window: [call message, call index, result message], result before the boundary. */
+function consumedPairs(messages: readonly Msg[], boundary: number): [number, number, number][] {
+  const out: [number, number, number][] = [];
+  messages.forEach((m, i) =>
+    m.tool_calls?.forEach((c, k) => {
+      const r = messages.findIndex((x) => x.tool_call_id === c.id);
+      if (r >= 0 && r < boundary) out.push([i, k, r]);
+    }),
+  );
+  return out;
+}
+
+test('(b) dropping exactly one member of any consumed pair is abort', () => {
+  const arb = fc.record({
+    turns: fc.array(turnArb, { minLength: 1, maxLength: 6 }),
+    group: fc.array(fc.nat(2), { minLength: 1, maxLength: 3 }),
+    pick: fc.nat(),
+    boundary: fc.nat(),
+    dropCall: fc.boolean(),
+  });
+  fc.assert(
+    fc.property(arb, ({ turns, group, pick, boundary, dropCall }) => {
+      const messages = messagesOf([...turns, { kind: 'group', text: '', tools: group }]);
+      const last = Math.max(...consumedPairs(messages, messages.length).map(([, , r]) => r));
+      const b = last + 1 + (boundary % (messages.length - last));
+      const pairs = consumedPairs(messages, b);
+      const [m, k, r] = pairs[pick % pairs.length] as [number, number, number];
+      const proposal = structuredClone(messages);
+      if (dropCall) proposal[m]?.tool_calls?.splice(k, 1);
+      else proposal.splice(r, 1);
+      const text = traceText({ messages, boundary: b }, { source: 'compaction', messages: proposal });
+      const verdict = judgeRewrite(rewriteOf(text));
+      assert.equal(verdict.decision, 'abort', `${dropCall ? 'call' : 'result'} of ${messages[m]?.tool_calls?.[k]?.id} dropped`);
+    }),
+    RUNS,
+  );
+});
+
+test('(c) the fix planner never leaves an abort, judged directly and after applying its edits', () => {
+  let aborted = 0;
+  const arb = fc.record({
+    window: windowArb,
+    unanswered: fc.boolean(),
+    keep: fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+    keepCall: fc.array(fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)), { minLength: 40, maxLength: 40 }),
+    keepTool: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+    dropTools: fc.boolean(),
+  });
+  fc.assert(
+    fc.property(arb, ({ window, unanswered, keep, keepCall, keepTool, dropTools }) => {
+      let messages = window.messages;
+      if (unanswered && messages[messages.length - 1]?.role === 'tool') {
+        while (messages[messages.length - 1]?.role === 'tool') messages = messages.slice(0, -1);
+      }
+      const boundary = Math.min(window.boundary, messages.length);
+      let call = 0;
+      const proposal = messages
+        .filter((_, i) => i === 0 || keep[i % keep.length])
+        .map((m) => (m.tool_calls ? { ...m, tool_calls: m.tool_calls.filter(() => keepCall[call++ % keepCall.length]) } : m));
+      const rewrite: Record<string, unknown> = { source: 'compaction', messages: proposal };
+      if (dropTools) rewrite['tools'] = TOOLS.filter((_, i) => keepTool[i]);
+      const text = traceText({ messages, boundary }, rewrite);
+      const step = rewriteOf(text);
+      if (judgeRewrite(step).decision !== 'abort') return;
+      aborted++;
+      const plan = planFix(step, text);
+      assert.ok(plan, 'an aborting rewrite gets a plan');
+      assert.notEqual(plan.verdict.decision, 'abort');
+      assert.notEqual(judgeRewrite({ ...step, after: plan.window }).decision, 'abort');
+      assert.ok(plan.edits.length > 0, 'a plan for a file has edits');
+      const edited = applyEdits(text, plan.edits);
+      const lines = text.split('\n');
+      const editedLines = edited.split('\n');
+      assert.deepEqual(editedLines.slice(0, 2), lines.slice(0, 2), 'lines before the rewrite are unchanged');
+      const recheck = judgeRewrite(rewriteOf(edited));
+      assert.notEqual(recheck.decision, 'abort', JSON.stringify({ plan: plan.description, rules: recheck.findings.map((f) => f.message) }));
+    }),
+    { numRuns: 200 },
+  );
+  assert.ok(aborted > 20, `only ${aborted} of the random compactions aborted`);
+});
+
+const FORMATS: readonly FormatId[] = ['native', 'anthropic', 'openai-chat', 'openai-responses'];
+
+/** Checks a text as every format (and detected): findings or UnknownFormatError, never another exception. */
+function checkAll(text: string): void {
+  try {
+    checkTranscript({ file: 'x.jsonl', text }, { tokens: false });
+  } catch (error) {
+    if (!(error instanceof UnknownFormatError)) throw error;
+  }
+  for (const format of FORMATS) checkTranscript({ file: 'x.jsonl', text }, { tokens: false, format });
+}
+
+const validTraceArb = windowArb.map((w) => traceText(w, { source: 'compaction', messages: w.messages.slice(0, 2) }));
+
+const mutatedArb = fc
+  .record({ text: validTraceArb, at: fc.nat(), len: fc.nat(40), insert: fc.string({ maxLength: 6 }), mode: fc.nat(3) })
+  .map(({ text, at, len, insert, mode }) => {
+    const i = at % (text.length + 1);
+    if (mode === 0) return text.slice(0, i);
+    if (mode === 1) return text.slice(0, i) + insert + text.slice(i + len);
+    if (mode === 2) return text.slice(0, i) + text.slice(i + len);
+    return text.slice(0, i) + text.slice(i, i + len).split('').reverse().join('') + text.slice(i + len);
+  });
+
+test('(d) no input crashes the parser or the checker', () => {
+  fc.assert(
+    fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 }), mutatedArb), (text) => {
+      const parsed = parseJson(text);
+      if (!parsed.ok) assert.ok(parsed.error.offset >= 0 && parsed.error.offset <= text.length);
+      checkAll(text);
+    }),
+    RUNS,
+  );
+});
+
+test('(d) a broken line of a trace is an invalid-json finding and the rest is still read', () => {
+  fc.assert(
+    fc.property(validTraceArb, fc.nat(), (text, cut) => {
+      const lines = text.split('\n');
+      const line = lines[1] ?? '';
+      lines[1] = line.slice(0, 1 + (cut % Math.max(1, line.length - 1)));
+      const report = checkTranscript({ file: 'x.jsonl', text: lines.join('\n') }, { tokens: false, format: 'native' });
+      assert.ok(report.findings.some((f) => f.rule === 'invalid-json'));
+    }),
+    RUNS,
+  );
+});
+
+test('(d) deep nesting is a finding, not a stack overflow', () => {
+  for (const depth of [1000, 3000, 100000]) {
+    const nested = '['.repeat(depth) + ']'.repeat(depth);
+    const object = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    assert.equal(parseJson(nested).ok, depth <= 2000);
+    assert.equal(parseJson(object).ok, depth <= 2000);
+    const trace = `{"type":"prefix-lens/trace","version":1}\n{"type":"window","messages":${nested}}\n{"type":"append","messages":[${object}]}\n`;
+    const report = checkTranscript({ file: 'deep.jsonl', text: trace }, { tokens: false });
+    if (depth > 2000) assert.ok(report.findings.some((f) => f.rule === 'invalid-json'));
+    checkAll(nested);
+    checkAll(object);
+  }
+});
