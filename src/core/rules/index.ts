@@ -16,7 +16,7 @@ import { checkToolCallIdReused } from './tool-call-id-reused';
 import { checkToolResultDuplicated } from './tool-result-duplicated';
 import { checkToolResultMisplaced } from './tool-result-misplaced';
 import { checkToolResultOrphaned } from './tool-result-orphaned';
-import { checkToolUseOrphaned } from './tool-use-orphaned';
+import { checkConsumedResultDropped, checkToolUseOrphaned } from './tool-use-orphaned';
 
 /** Pairing checks of one window, in a stable order. */
 export function checkWindow(window: ContextWindow): Finding[] {
@@ -37,6 +37,7 @@ export const STEP_CHECKS: readonly ((a: RewriteAnalysis) => Finding[])[] = [
   checkPairStraddled,
   checkSchemaDropped,
   checkSchemaChanged,
+  checkConsumedResultDropped,
   checkElisionUnmarked,
   checkSelfEdit,
 ];
@@ -54,4 +55,5 @@ export {
   checkToolResultMisplaced,
   checkToolResultOrphaned,
   checkToolUseOrphaned,
+  checkConsumedResultDropped,
 };

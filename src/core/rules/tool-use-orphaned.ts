@@ -6,9 +6,10 @@
  * no result and no later assistant turn — is not one yet; in a provider
  * request body (not live) every call must already have its result.
  */
+import type { RewriteAnalysis } from '../analysis';
 import { finding, type Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
-import { firstRange, idRange, q } from './common';
+import { firstRange, idRange, q, related, rewriteRange } from './common';
 
 export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
   let lastAssistant = -1;
@@ -24,6 +25,29 @@ export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, T
     findings.push(
       finding('tool-use-orphaned', firstRange(idRange(call.value), window.source), `Tool call ${q(pair.id)} (${call.value.name}) has no result ${where}`, {
         toolCallId: pair.id,
+      }),
+    );
+  }
+  return findings;
+}
+
+/**
+ * The step part of the rule: a call whose result the model had already
+ * consumed, kept by a rewrite that drops that result. The call then sits at
+ * the frontier looking pending, but its pair was cut (added by the fix-planner
+ * helper for the property "dropping one member of a consumed pair aborts").
+ */
+export function checkConsumedResultDropped(a: RewriteAnalysis): Finding[] {
+  const already = new Set(checkToolUseOrphaned(a.rewrite.after, a.after.pairs).map((f) => f.toolCallId));
+  const findings: Finding[] = [];
+  for (const pair of a.after.pairs.values()) {
+    if (!pair.call || pair.results.length || already.has(pair.id)) continue;
+    const consumed = a.before.pairs.get(pair.id)?.results.find((r) => r.message < a.rewrite.before.boundary);
+    if (!consumed) continue;
+    findings.push(
+      finding('tool-use-orphaned', firstRange(idRange(pair.call.value), rewriteRange(a.rewrite)), `Tool call ${q(pair.id)} (${pair.call.value.name}) was kept but its consumed result was dropped`, {
+        toolCallId: pair.id,
+        related: related(idRange(consumed.value), 'the dropped result', a.beforeFile),
       }),
     );
   }
