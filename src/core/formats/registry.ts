@@ -13,6 +13,8 @@ import { claudeCodeAdapter } from './claude-code';
 import { codexAdapter } from './codex';
 import { inspectAdapter } from './inspect';
 import { otelAdapter } from './otel';
+import { bedrockAdapter } from './bedrock';
+import { geminiAdapter } from './gemini';
 import { anthropicAdapter } from './anthropic';
 import { openaiChatAdapter } from './openai-chat';
 import { openaiResponsesAdapter } from './openai-responses';
@@ -24,9 +26,11 @@ export const ADAPTERS: readonly FormatAdapter[] = [
   codexAdapter,
   inspectAdapter,
   otelAdapter,
+  bedrockAdapter,
   anthropicAdapter,
   openaiChatAdapter,
   openaiResponsesAdapter,
+  geminiAdapter,
 ];
 
 /** The first adapter whose sniff matches the head of a file. */

@@ -17,6 +17,8 @@ import { toolPairs, type ContextWindow, type FormatId, type ToolPair } from '../
 import { anthropicPositions } from './positions/anthropic';
 import { openaiChatPositions } from './positions/openai-chat';
 import { openaiResponsesPositions } from './positions/openai-responses';
+import { geminiPositions } from './positions/gemini';
+import { bedrockPositions } from './positions/bedrock';
 
 /** The positional check of one provider format. */
 export type PositionRule = (window: ContextWindow, pairs: Map<string, ToolPair>) => Finding[];
@@ -25,6 +27,9 @@ const POSITION_RULES: Partial<Record<FormatId, PositionRule>> = {
   anthropic: anthropicPositions,
   'openai-chat': openaiChatPositions,
   'openai-responses': openaiResponsesPositions,
+  gemini: geminiPositions,
+  bedrock: bedrockPositions,
+  'claude-code': anthropicPositions,
 };
 
 export function checkToolResultMisplaced(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {

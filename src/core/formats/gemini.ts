@@ -1,0 +1,143 @@
+/**
+ * Gemini `generateContent` request bodies (`contents` of `{role, parts}`) and
+ * logs of them (one request, or `{request, response}` record, per line; read by
+ * the shared request-log reader, so each request after the first is a step).
+ *
+ * `systemInstruction` becomes a leading system message; `tools[].functionDeclarations`
+ * the registry; each element of `contents` one message (`user` → user, `model`
+ * → assistant, `function` → tool). Parts: `text` → text, `functionCall` →
+ * call, `functionResponse` → result, anything else (thought signatures, inline
+ * data, executable code) → opaque.
+ *
+ * Gemini pairs calls and responses by position, and older calls carry no `id`:
+ * an id-less call gets the positional id `<turn>.<part>` (its index in
+ * `contents`), and an id-less response takes the id of the first unanswered
+ * call of the same name (else the first unanswered call) in the nearest
+ * preceding model turn. The positional rule itself (answered immediately
+ * after, equal part counts) is `rules/positions/gemini.ts`.
+ */
+import { prop, type JsonArray, type JsonNode, type JsonObject } from '../json/parse';
+import type { Block, ContextWindow, Message, ToolCall, ToolSchema } from '../model';
+import type { FormatAdapter } from '../transcript';
+import { readRequestLog, type ParsedRequest, type ProviderCodec } from './request-log';
+import { asArray, asString, headMatches, neutralRole, rangeOf } from './wild/common';
+
+/** A fresh codec per read: it remembers the length of the last request, where the logged response's turn goes. */
+export function geminiCodec(): ProviderCodec {
+  let lastTurns = 0;
+  return {
+    format: 'gemini',
+    label: 'Gemini generateContent',
+    isRequest: (body) => asArray(prop(body, 'contents')) !== undefined,
+    readRequest: (body) => {
+      const request = readGeminiRequest(body);
+      lastTurns = asArray(prop(body, 'contents'))?.items.length ?? 0;
+      return request;
+    },
+    readResponse: (body) => readGeminiResponse(body, lastTurns),
+  };
+}
+
+export const geminiAdapter: FormatAdapter = {
+  id: 'gemini',
+  label: 'Gemini generateContent request bodies',
+  sniff: (head) => headMatches(head, /"contents"\s*:\s*\[\s*\{[^]*"parts"\s*:\s*\[/) && !headMatches(head, /"messages"\s*:\s*\[/),
+  read: (input) => readRequestLog(input, geminiCodec()),
+};
+
+export function readGeminiRequest(body: JsonObject): ParsedRequest {
+  const contents = asArray(prop(body, 'contents'));
+  const system = systemMessage(prop(body, 'systemInstruction') ?? prop(body, 'system_instruction'));
+  const turns = (contents?.items ?? []).map((node, turn) => readTurn(node, turn, contents));
+  pairResponses(turns);
+  const messages = system ? [system, ...turns] : turns;
+  const toolsNode = prop(body, 'tools');
+  const window: ContextWindow = {
+    format: 'gemini',
+    tools: readTools(toolsNode),
+    messages,
+    boundary: messages.length,
+    live: false,
+    source: rangeOf(body),
+    toolsSource: rangeOf(toolsNode),
+    messagesSource: rangeOf(contents),
+  };
+  return { window, preamble: 0 };
+}
+
+/** The model turn of a logged response (`candidates[0].content`), numbered as the next turn. */
+export function readGeminiResponse(body: JsonNode | undefined, turn: number): Message[] {
+  const content = prop(asArray(prop(body, 'candidates'))?.items[0], 'content');
+  return content?.type === 'object' ? [readTurn(content, turn, undefined)] : [];
+}
+
+function readTurn(node: JsonNode, turn: number, container: JsonArray | undefined): Message {
+  const role = neutralRole(asString(prop(node, 'role'))?.value, 'user');
+  const parts = asArray(prop(node, 'parts'));
+  const blocks = (parts?.items ?? []).map((part, index) => readPart(part, `${turn}.${index}`, parts));
+  return { role, blocks, source: rangeOf(node), container: rangeOf(container) };
+}
+
+function readPart(part: JsonNode, position: string, parts: JsonArray | undefined): Block {
+  const source = rangeOf(part);
+  const text = asString(prop(part, 'text'));
+  const thought = prop(part, 'thought');
+  if (text && !(thought?.type === 'boolean' && thought.value) && part.type === 'object' && part.properties.length === 1) {
+    return { kind: 'text', text: text.value, source };
+  }
+  const call = prop(part, 'functionCall') ?? prop(part, 'function_call');
+  if (call) {
+    const id = asString(prop(call, 'id'));
+    return { kind: 'tool_call', id: id?.value ?? position, name: asString(prop(call, 'name'))?.value ?? '', input: prop(call, 'args'), source, idSource: rangeOf(id ?? call), container: rangeOf(parts) };
+  }
+  const response = prop(part, 'functionResponse') ?? prop(part, 'function_response');
+  if (response) {
+    const id = asString(prop(response, 'id'));
+    return { kind: 'tool_result', callId: id?.value ?? '', name: asString(prop(response, 'name'))?.value, content: prop(response, 'response'), source, idSource: rangeOf(id ?? response), container: rangeOf(parts) };
+  }
+  return { kind: 'opaque', type: part.type === 'object' ? (part.properties[0]?.key ?? 'part') : part.type, value: part, source };
+}
+
+/** Gives every id-less response the id of the call it answers by position (see the module comment). */
+function pairResponses(turns: Message[]): void {
+  const answered = new Set(turns.flatMap((m) => m.blocks.flatMap((b) => (b.kind === 'tool_result' && b.callId !== '' ? [b.callId] : []))));
+  turns.forEach((message, t) => {
+    if (!message.blocks.some((b) => b.kind === 'tool_result' && b.callId === '')) return;
+    const calls = nearestCalls(turns, t);
+    const blocks = message.blocks.map((block, b): Block => {
+      if (block.kind !== 'tool_result' || block.callId !== '') return block;
+      const open = calls.filter((c) => !answered.has(c.id));
+      const call = open.find((c) => c.name === block.name) ?? open[0];
+      if (call) answered.add(call.id);
+      return { ...block, callId: call?.id ?? `unanswered-response:${t}.${b}` };
+    });
+    turns[t] = { ...message, blocks };
+  });
+}
+
+function nearestCalls(turns: readonly Message[], before: number): ToolCall[] {
+  for (let t = before - 1; t >= 0; t--) {
+    const calls = turns[t]?.blocks.filter((b): b is ToolCall => b.kind === 'tool_call') ?? [];
+    if (turns[t]?.role === 'assistant' && calls.length > 0) return calls;
+  }
+  return [];
+}
+
+function systemMessage(node: JsonNode | undefined): Message | undefined {
+  const text = asString(node);
+  if (text) return { role: 'system', blocks: [{ kind: 'text', text: text.value, source: rangeOf(text) }], source: rangeOf(text) };
+  const parts = asArray(prop(node, 'parts'));
+  if (!parts) return undefined;
+  return { role: 'system', blocks: parts.items.map((part, i) => readPart(part, `system.${i}`, parts)), source: rangeOf(node) };
+}
+
+/** `tools` is a list of tool groups (or one group): function declarations, or built-ins such as `googleSearch`. */
+function readTools(node: JsonNode | undefined): ToolSchema[] {
+  const groups = asArray(node)?.items ?? (node ? [node] : []);
+  return groups.flatMap((group): ToolSchema[] => {
+    const declarations = asArray(prop(group, 'functionDeclarations') ?? prop(group, 'function_declarations'));
+    if (declarations) return declarations.items.map((d) => ({ name: asString(prop(d, 'name'))?.value ?? '', declaration: d, source: rangeOf(d) }));
+    const key = group.type === 'object' ? group.properties[0]?.key : undefined;
+    return key ? [{ name: key, declaration: group, source: rangeOf(group) }] : [];
+  });
+}

@@ -1,0 +1,23 @@
+/**
+ * Bedrock Converse positions (the Anthropic rule, as Converse enforces it):
+ * every `toolUse` in assistant message k needs its `toolResult` in user
+ * message k+1, so the results of parallel calls share one user message.
+ * (Converse's other requirement, `toolConfig` present whenever `toolUse` /
+ * `toolResult` blocks appear, is reported by the Bedrock adapter as
+ * `schema-dropped`, since it is about the registry, not positions.)
+ */
+import type { Finding } from '../../findings';
+import type { ContextWindow, ToolPair } from '../../model';
+import { q } from '../common';
+import { judgePairs, ordinal } from './common';
+
+export function bedrockPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
+  return judgePairs(
+    window,
+    pairs,
+    (pair, result) => result.message === pair.call.message + 1 && window.messages[result.message]?.role === 'user',
+    (pair, result) =>
+      `toolResult ${q(pair.id)} is in ${ordinal(result.message)} (${window.messages[result.message]?.role}); ` +
+      `Bedrock Converse requires it in the user message right after the assistant message with its toolUse (${ordinal(pair.call.message + 1)})`,
+  );
+}
