@@ -126,6 +126,19 @@ describe('request-log: records and bare requests', () => {
     assert.match(got.findings[1]!.message, /GET/);
   });
 
+  it('reads a .json array of records as a log', () => {
+    const records = [{ request: request([user('a')]) }, { request: request([user('a'), assistant('b'), user('c')]) }];
+    const got = readEvents(anthropicAdapter, 'array.json', JSON.stringify(records, null, 1));
+    assert.deepEqual(got.kinds, ['window', 'step', 'window']);
+  });
+
+  it('reads past a byte-order mark, keeping offsets in the file', () => {
+    const line = JSON.stringify(request([user('a')]));
+    const got = readEvents(anthropicAdapter, 'bom.jsonl', '\ufeff' + line);
+    assert.deepEqual(got.kinds, ['window']);
+    assert.equal(got.windows[0]!.source!.start, 1);
+  });
+
   it('reads a request wrapped in a {body} envelope', () => {
     const line = JSON.stringify({ request: { url: 'u', body: request([user('a')]) }, response: { body: { content: [] } } });
     assert.deepEqual(readEvents(anthropicAdapter, 'env.jsonl', line).kinds, ['window']);

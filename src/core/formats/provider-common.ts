@@ -103,7 +103,7 @@ export function partsToBlocks(parts: JsonArray, textTypes: readonly string[]): B
   });
 }
 
-/** The value under `key`, unwrapping a `{ "body": … }` envelope some recorders add. */
+/** A logged request or response, unwrapped from the `{ "body": … }` envelope some recorders add. */
 export function bodyOf(node: JsonNode | undefined): JsonNode | undefined {
   const body = prop(node, 'body');
   return body?.type === 'object' && prop(node, 'messages') === undefined && prop(node, 'input') === undefined

@@ -161,14 +161,16 @@ function* logRecords(input: TranscriptInput): Generator<RecordOrFinding> {
     if (line.text.trim() === '') continue;
     ordinal++;
     const range = { start: line.offset, end: line.offset + line.text.length };
-    const parsed = parseJson(line.text, line.offset);
+    const bom = line.index === 0 && line.text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    const parsed = parseJson(bom ? line.text.slice(1) : line.text, line.offset + bom);
     if (parsed.ok) yield { record: { node: parsed.node, range, ordinal } };
     else yield { finding: invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
   }
 }
 
 function* wholeFileRecords(text: string): Generator<RecordOrFinding> {
-  const parsed = parseJson(text);
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const parsed = parseJson(bom ? text.slice(1) : text, bom);
   const whole = { start: 0, end: text.length };
   if (!parsed.ok) {
     yield { finding: invalidJson(parsed.error.offset, whole, `The file is not valid JSON: ${parsed.error.message}`) };
