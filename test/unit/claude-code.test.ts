@@ -1,0 +1,223 @@
+/**
+ * Claude Code session JSONL: the active branch of the uuid tree, model outputs
+ * grouped by message.id, parallel results written as sibling lines, skipped
+ * UI records, compactions and rewinds as steps, side-chain files on their own,
+ * and the known facts of the corpus (SOURCES.md).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkAgainst, checkTranscript } from '../../src/core/check';
+import { claudeCodeAdapter } from '../../src/core/formats/claude-code';
+import { detectFormat } from '../../src/core/formats/registry';
+import { inputFromFile } from '../../src/core/io';
+import type { ToolCall } from '../../src/core/model';
+import { corpus, countBlocks, fileText, fixture, lineOf, readWith, textAt, textOf, unpaired } from './wild-helpers';
+
+const cc = (name: string) => corpus('claude-code', name);
+const TOOL_HEAVY = cc('spotter_tool_heavy.jsonl');
+const TURN1 = cc('codemie_incremental-subagents_turn-1.jsonl');
+const TURN2 = cc('codemie_incremental-subagents_turn-2.jsonl');
+const SESSION = cc('codemie_session-9eda1058.jsonl');
+const EXCERPT = cc('spotter_4d5611e5-241a-462a-8d15-5122611a9569.excerpt-L742-L790.jsonl');
+const ACOMPACT = cc('spotter_agent-acompact-e1f845.jsonl');
+const DAG = cc('ccl_dag_compact_after_rewind_preserved.jsonl');
+const OPTIONS = { tokens: false } as const;
+
+describe('claude-code: one session, no rewrites (spotter tool_heavy)', () => {
+  const events = readWith(claudeCodeAdapter, TOOL_HEAVY);
+
+  it('yields one live window and no steps', () => {
+    assert.deepEqual(events.kinds, ['window']);
+    assert.equal(events.final.format, 'claude-code');
+    assert.equal(events.final.live, true);
+  });
+
+  it('groups the 9 assistant lines into the 4 model outputs (one per message.id)', () => {
+    assert.equal(events.final.messages.filter((m) => m.role === 'assistant').length, 4);
+  });
+
+  it('pairs all 6 tool_use with their 6 tool_result', () => {
+    assert.equal(countBlocks(events.final, 'tool_call'), 6);
+    assert.equal(countBlocks(events.final, 'tool_result'), 6);
+    assert.deepEqual(unpaired(events.final), { calls: [], results: [] });
+  });
+
+  it('locates a model output on its own lines: one block per line, the call id on its literal', () => {
+    const output = events.final.messages.find((m) => m.blocks.length === 4)!;
+    assert.deepEqual(output.blocks.map((b) => b.kind), ['text', 'opaque', 'tool_call', 'tool_call']);
+    assert.equal(lineOf(TOOL_HEAVY, output.source!.start), 27);
+    assert.equal(lineOf(TOOL_HEAVY, output.source!.end - 1), 30);
+    const call = output.blocks[2] as ToolCall;
+    assert.equal(textAt(TOOL_HEAVY, call.idSource), JSON.stringify(call.id));
+    assert.equal(lineOf(TOOL_HEAVY, call.idSource!.start), 29);
+  });
+
+  it('skips progress, file-history-snapshot, queue-operation and system lines without a finding', () => {
+    assert.deepEqual(events.findings, []);
+    const report = checkTranscript(inputFromFile(TOOL_HEAVY), OPTIONS);
+    assert.deepEqual(report.findings, []);
+    assert.deepEqual(report.steps, []);
+  });
+
+  it('keeps the isMeta local-command caveat as context (the model reads it)', () => {
+    const texts = events.final.messages.map(textOf).join('\n');
+    assert.match(texts, /<local-command-caveat>/);
+  });
+
+  it('is detected by content', () => {
+    for (const name of [TOOL_HEAVY, TURN1, SESSION, EXCERPT, ACOMPACT, DAG]) {
+      assert.equal(detectFormat(fileText(name).slice(0, 65536))?.id, 'claude-code', name);
+    }
+  });
+});
+
+describe('claude-code: the codemie snapshots of one session', () => {
+  it('turn-1 alone: its unanswered Bash call is pending at the frontier, not an orphan', () => {
+    const events = readWith(claudeCodeAdapter, TURN1);
+    assert.deepEqual(unpaired(events.final).calls, ['toolu_bdrk_01NNGBKLENmr7j3TfUKZW7rz']);
+    const report = checkTranscript(inputFromFile(TURN1), OPTIONS);
+    assert.deepEqual(report.findings.filter((f) => f.rule === 'tool-use-orphaned'), []);
+    assert.equal(report.findings.filter((f) => f.severity === 'error').length, 0);
+  });
+
+  it('turn-2: all 14 calls answered, parallel results written as sibling lines included', () => {
+    const events = readWith(claudeCodeAdapter, TURN2);
+    assert.equal(countBlocks(events.final, 'tool_call'), 14);
+    assert.deepEqual(unpaired(events.final), { calls: [], results: [] });
+    const parallel = events.final.messages.findIndex((m) => m.blocks.filter((b) => b.kind === 'tool_call').length === 3);
+    const results = events.final.messages[parallel + 1]!;
+    assert.equal(results.role, 'user');
+    assert.equal(results.blocks.filter((b) => b.kind === 'tool_result').length, 3);
+    assert.deepEqual(checkTranscript(inputFromFile(TURN2), OPTIONS).findings, []);
+  });
+
+  it('turn-1 checked against turn-2 as two snapshots: append-only, patch', () => {
+    const report = checkAgainst(inputFromFile(TURN1), inputFromFile(TURN2), OPTIONS);
+    const snapshot = report.steps[report.steps.length - 1]!;
+    assert.equal(snapshot.source, 'snapshot');
+    assert.equal(snapshot.decision, 'patch');
+    assert.deepEqual(snapshot.rules, []);
+  });
+
+  it('turn-2 checked against turn-1 (history lost): located, not patch', () => {
+    const report = checkAgainst(inputFromFile(TURN2), inputFromFile(TURN1), OPTIONS);
+    const snapshot = report.steps[report.steps.length - 1]!;
+    assert.notEqual(snapshot.decision, 'patch');
+    assert.ok(report.findings.some((f) => f.step === snapshot.index && f.range.end > 0));
+  });
+});
+
+describe('claude-code: legacy summaries and rejected tool use (codemie session-9eda1058)', () => {
+  const events = readWith(claudeCodeAdapter, SESSION);
+
+  it('drops the 16 legacy summary lines silently (UI titles, not context)', () => {
+    assert.deepEqual(events.findings, []);
+    assert.ok(!events.final.messages.some((m) => /Metrics|summary/i.test(textOf(m)) && m.role === 'system'));
+  });
+
+  it('reads 5 model outputs and 3 paired calls, the rejected one as an error result', () => {
+    assert.equal(events.final.messages.filter((m) => m.role === 'assistant').length, 5);
+    assert.deepEqual(unpaired(events.final), { calls: [], results: [] });
+    const errors = events.final.messages.flatMap((m) => m.blocks.filter((b) => b.kind === 'tool_result' && b.isError));
+    assert.equal(errors.length, 1);
+  });
+});
+
+describe('claude-code: compaction in the middle of a tool loop (spotter excerpt)', () => {
+  const events = readWith(claudeCodeAdapter, EXCERPT);
+
+  it('is one step, source compaction, over the boundary and summary lines', () => {
+    assert.equal(events.steps.length, 1);
+    const step = events.steps[0]!;
+    assert.equal(step.source, 'compaction');
+    assert.equal(lineOf(EXCERPT, step.range!.start), 13);
+    assert.equal(lineOf(EXCERPT, step.range!.end - 1), 14);
+  });
+
+  it('before = the context up to the boundary (the Write pair); after = the summary, marked as elision', () => {
+    const step = events.steps[0]!;
+    assert.ok(step.before.messages.some((m) => m.blocks.some((b) => b.kind === 'tool_call' && b.name === 'Write')));
+    assert.equal(step.after.messages.length, 1);
+    assert.equal(step.after.messages[0]!.elision, true);
+    assert.match(textOf(step.after.messages[0]), /^This session is being continued/);
+  });
+
+  it('the final window starts at the summary and holds the 3 later pairs, progress lines not counted', () => {
+    assert.equal(events.final.messages[0]!.elision, true);
+    assert.equal(countBlocks(events.final, 'tool_call'), 3);
+    assert.deepEqual(unpaired(events.final), { calls: [], results: [] });
+    assert.equal(events.final.messages.length, 8);
+  });
+
+  it('gets a decision for the compaction step through the engine', () => {
+    const report = checkTranscript(inputFromFile(EXCERPT), OPTIONS);
+    assert.equal(report.steps.length, 1);
+    assert.equal(report.steps[0]!.source, 'compaction');
+    assert.ok(['patch', 'defer', 'abort'].includes(report.steps[0]!.decision));
+    assert.ok(report.steps[0]!.rules.includes('prefix-mutated'));
+  });
+});
+
+describe('claude-code: rewind, compaction with a preserved segment (ccl dag)', () => {
+  const events = readWith(claudeCodeAdapter, DAG);
+
+  it('the rewind to a1 is a runtime step dropping the abandoned branch', () => {
+    const rewind = events.steps[0]!;
+    assert.equal(rewind.source, 'runtime');
+    assert.deepEqual(rewind.before.messages.map(textOf), ['Start', 'Ready', 'First attempt', 'First answer']);
+    assert.deepEqual(rewind.after.messages.map(textOf), ['Start', 'Ready', 'Second attempt']);
+  });
+
+  it('the compaction keeps the preserved messages after the summary', () => {
+    const compaction = events.steps[1]!;
+    assert.equal(compaction.source, 'compaction');
+    assert.deepEqual(compaction.before.messages.map(textOf), ['Start', 'Ready', 'Second attempt', 'Second answer', 'Keep going']);
+    assert.equal(compaction.after.messages[0]!.elision, true);
+    assert.deepEqual(compaction.after.messages.slice(1).map(textOf), ['Second answer', 'Keep going', 'Kept going']);
+  });
+
+  it('the final window follows the newest leaf', () => {
+    assert.deepEqual(events.final.messages.slice(1).map(textOf), ['Second answer', 'Keep going', 'Kept going', 'After compaction', 'Final answer']);
+    assert.equal(events.final.boundary, events.final.messages.length);
+  });
+
+  it('both steps get located, non-patch decisions', () => {
+    const report = checkTranscript(inputFromFile(DAG), OPTIONS);
+    assert.deepEqual(report.steps.map((s) => s.source), ['runtime', 'compaction']);
+    for (const step of report.steps) assert.notEqual(step.decision, 'patch');
+  });
+});
+
+describe('claude-code: a side-chain file alone (spotter acompact)', () => {
+  it('is read as its own conversation: the hook reminders, the prompt, the summary answer', () => {
+    const events = readWith(claudeCodeAdapter, ACOMPACT);
+    assert.deepEqual(events.final.messages.map((m) => m.role), ['user', 'assistant']);
+    assert.equal(events.final.messages[0]!.blocks.length, 4);
+    assert.match(textOf(events.final.messages[0]), /Your task is to create a detailed summary/);
+  });
+});
+
+describe('claude-code: bad lines and compactions that cut a pair (hand-made)', () => {
+  const BROKEN = fixture('claude-code', 'broken.jsonl');
+  const ORPHAN = fixture('claude-code', 'compact-orphans-result.jsonl');
+
+  it('a line that is not JSON is located, an unknown record is info, the rest is still read', () => {
+    const events = readWith(claudeCodeAdapter, BROKEN);
+    const invalid = events.findings.find((f) => f.rule === 'invalid-json')!;
+    assert.equal(lineOf(BROKEN, invalid.range.start), 5);
+    const skipped = events.findings.find((f) => f.rule === 'record-skipped')!;
+    assert.equal(skipped.severity, 'info');
+    assert.equal(lineOf(BROKEN, skipped.range.start), 7);
+    assert.equal(events.findings.length, 2);
+    assert.deepEqual(events.final.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(unpaired(events.final), { calls: [], results: [] });
+  });
+
+  it('a tool result after the boundary whose call was compacted away is reported', () => {
+    const report = checkTranscript(inputFromFile(ORPHAN), OPTIONS);
+    assert.equal(report.steps[0]?.source, 'compaction');
+    const orphan = report.findings.find((f) => f.rule === 'tool-result-orphaned')!;
+    assert.equal(orphan.toolCallId, 'toolu_LIST');
+    assert.equal(lineOf(ORPHAN, orphan.range.start), 5);
+  });
+});
