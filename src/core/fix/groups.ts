@@ -73,7 +73,8 @@ export function pairGroups(rewrite: Rewrite): PairGroup[] {
     const own = ids.filter((id) => beforePairs.get(id)?.call?.message === index);
     if (!own.length) return;
     const consumed = own.every((id) => pairConsumed(beforePairs.get(id), rewrite.before));
-    const broken = own.some((id) => {
+    const survives = own.some((id) => !!afterPairs.get(id)?.call || !!afterPairs.get(id)?.results.length);
+    const broken = survives && own.some((id) => {
       const pair = beforePairs.get(id);
       return !!pair && pairBroken(pair, afterPairs.get(id));
     });

@@ -14,10 +14,12 @@
  * The result is judged again; if it would still abort, the plan falls back to
  * the window before the rewrite, unchanged.
  */
+import { alignMessages, inferBoundary } from '../align';
 import type { FixPlan } from '../api';
 import type { StepVerdict } from '../findings';
 import { judgeRewrite } from '../guard';
 import type { Block, ContextWindow, Message, Rewrite, ToolCall, ToolSchema } from '../model';
+import { RenderCache } from '../render';
 import { fixEdits } from './edits';
 import { blockKey, isEmptyMessage, messageKey, pairGroups, resultMessages } from './groups';
 import { isPlannerMarker, markerMessage, markerText, type PairNote } from './marker';
@@ -106,19 +108,27 @@ function idsOf(blocks: readonly Block[], kind: 'tool_call' | 'tool_result'): Set
   return new Set(blocks.flatMap((b) => (b.kind === 'tool_call' && kind === b.kind ? [b.id] : b.kind === 'tool_result' && kind === b.kind ? [b.callId] : [])));
 }
 
-function shares(a: readonly Block[], b: readonly Block[]): boolean {
-  const keys = new Set(a.map(blockKey));
+/**
+ * True when `b` is an edited copy of `a`: it holds a call or result of the
+ * same id (byId), or else only blocks `a` has, one of them not blank.
+ */
+function shares(a: readonly Block[], b: readonly Block[], byId: boolean): boolean {
+  if (!byId) {
+    const keys = new Set(a.map(blockKey));
+    return !isEmptyMessage(b) && b.every((x) => keys.has(blockKey(x)));
+  }
   const ids = new Set([...idsOf(a, 'tool_call'), ...idsOf(a, 'tool_result')]);
-  return b.some((x) => keys.has(blockKey(x)) || (x.kind === 'tool_call' && ids.has(x.id)) || (x.kind === 'tool_result' && ids.has(x.callId)));
+  return b.some((x) => (x.kind === 'tool_call' && ids.has(x.id)) || (x.kind === 'tool_result' && ids.has(x.callId)));
 }
 
 /** Puts a before-window message back: in place of its edited counterpart, or where it belongs. */
 function restoreMessage(draft: Draft, r: number): void {
   const original = draft.rewrite.before.messages[r];
   if (!original) return;
-  const counterpart = draft.entries.findIndex(
-    (e) => e.kind === 'after' && draft.rank(e) === undefined && draft.rewrite.after.messages[e.index]?.role === original.role && shares(original.blocks, draft.blocks(e)),
-  );
+  const candidate = (e: TargetMessage, byId: boolean) =>
+    e.kind === 'after' && draft.rank(e) === undefined && draft.rewrite.after.messages[e.index]?.role === original.role && shares(original.blocks, draft.blocks(e), byId);
+  let counterpart = draft.entries.findIndex((e) => candidate(e, true));
+  if (counterpart < 0) counterpart = draft.entries.findIndex((e) => candidate(e, false));
   if (counterpart >= 0) {
     draft.entries[counterpart] = { kind: 'before', index: r };
     return;
@@ -140,12 +150,22 @@ function noteOf(rewrite: Rewrite, id: string): PairNote {
   return { id };
 }
 
-function fixedBoundary(draft: Draft): number {
+/**
+ * The boundary of the fixed window: all of it for a provider request; in a
+ * live window the earlier of where the consumed entries end and what a reader
+ * infers by aligning it with the window before (so a re-read agrees).
+ */
+function fixedBoundary(draft: Draft, messages: readonly Message[]): number {
   const { before, after } = draft.rewrite;
+  if (!after.live) return messages.length;
   const i = draft.entries.findIndex(
     (e) => e.kind === 'marker' || (e.kind === 'after' && e.index >= after.boundary) || (e.kind === 'before' && e.index >= before.boundary),
   );
-  return i < 0 ? draft.entries.length : i;
+  const cache = new RenderCache();
+  const texts = (list: readonly Message[]) => list.map((m) => cache.messageText(m));
+  const roles = { before: before.messages.map((m) => m.role), after: messages.map((m) => m.role) };
+  const inferred = inferBoundary(alignMessages(texts(before.messages), texts(messages), roles), before.boundary);
+  return Math.min(i < 0 ? messages.length : i, inferred);
 }
 
 /** Appends the marker when the fixed window no longer holds everything the window before it did. */
@@ -228,7 +248,7 @@ function wholePairTarget(rewrite: Rewrite): { target: FixTarget; window: Context
   for (const r of [...restore].sort((a, b) => a - b)) if (!present.has(r)) restoreMessage(draft, r);
   appendMarker(draft, dropIds, notes);
   const messages = draft.entries.map((e) => draft.message(e));
-  const boundary = fixedBoundary(draft);
+  const boundary = fixedBoundary(draft, messages);
   const tools = restoreSchemas(rewrite, messages, boundary, notes);
   const window: ContextWindow = {
     ...rewrite.after,
