@@ -5,7 +5,8 @@
  * size of the two windows.
  */
 import { alignMessages, type Alignment } from './align';
-import { toolPairs, type ContextWindow, type Rewrite, type ToolPair } from './model';
+import { pairsOf, type EngineContext } from './context';
+import type { ContextWindow, Rewrite, ToolPair } from './model';
 import type { RenderCache } from './render';
 
 export interface WindowView {
@@ -25,37 +26,43 @@ export interface RewriteAnalysis {
   readonly toolsChanged: boolean;
   /** First consumed before message whose bytes differ at its position in after; -1 when none. */
   readonly breakMessage: number;
+  /** How many leading messages are byte-identical at the same positions on both sides. */
+  readonly commonMessages: number;
   /** True when nothing before the boundary changed: the rewrite is a patch as far as bytes go. */
   readonly prefixIntact: boolean;
   /** File of the before window's sources, when it is not the checked file. */
   readonly beforeFile?: string;
 }
 
-export function viewOf(window: ContextWindow, render: RenderCache): WindowView {
+export function viewOf(window: ContextWindow, context: EngineContext): WindowView {
+  const render = context.render;
   return {
     window,
     messageTexts: window.messages.map((m) => render.messageText(m)),
     toolTexts: window.tools.map((t) => render.tool(t)),
-    pairs: toolPairs(window),
+    pairs: pairsOf(window, context),
   };
+}
+
+function commonLength(a: readonly string[], b: readonly string[]): number {
+  const n = Math.min(a.length, b.length);
+  let k = 0;
+  while (k < n && a[k] === b[k]) k++;
+  return k;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((text, i) => text === b[i]);
 }
 
-export function analyseRewrite(rewrite: Rewrite, render: RenderCache, beforeFile?: string): RewriteAnalysis {
-  const before = viewOf(rewrite.before, render);
-  const after = viewOf(rewrite.after, render);
+export function analyseRewrite(rewrite: Rewrite, context: EngineContext, beforeFile?: string): RewriteAnalysis {
+  const render = context.render;
+  const before = viewOf(rewrite.before, context);
+  const after = viewOf(rewrite.after, context);
   const consumed = Math.min(rewrite.before.boundary, before.messageTexts.length);
   const toolsChanged = consumed > 0 && !sameList(before.toolTexts, after.toolTexts);
-  let breakMessage = -1;
-  for (let j = 0; j < consumed; j++) {
-    if (before.messageTexts[j] !== after.messageTexts[j]) {
-      breakMessage = j;
-      break;
-    }
-  }
+  const commonMessages = commonLength(before.messageTexts, after.messageTexts);
+  const breakMessage = commonMessages < consumed ? commonMessages : -1;
   const alignment =
     breakMessage === -1 && !toolsChanged
       ? prefixAlignment(before.messageTexts.length, after.messageTexts.length, consumed)
@@ -71,6 +78,7 @@ export function analyseRewrite(rewrite: Rewrite, render: RenderCache, beforeFile
     render,
     toolsChanged,
     breakMessage,
+    commonMessages,
     prefixIntact: breakMessage === -1 && !toolsChanged,
     ...(beforeFile !== undefined && { beforeFile }),
   };

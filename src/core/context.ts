@@ -5,7 +5,7 @@
  */
 import type { TokenEncoding } from './api';
 import type { Finding } from './findings';
-import type { ContextWindow } from './model';
+import { toolPairs, type ContextWindow, type ToolPair } from './model';
 import { RenderCache } from './render';
 import { createTokenCounter, type TokenCounter } from './tokens';
 
@@ -13,6 +13,7 @@ export interface EngineContext {
   readonly render: RenderCache;
   readonly tokens?: TokenCounter;
   readonly windowFindings: WeakMap<ContextWindow, readonly Finding[]>;
+  readonly pairs: WeakMap<ContextWindow, Map<string, ToolPair>>;
 }
 
 export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'): EngineContext {
@@ -20,5 +21,13 @@ export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'
     render: new RenderCache(),
     ...(tokens !== false && { tokens: createTokenCounter(tokens) }),
     windowFindings: new WeakMap(),
+    pairs: new WeakMap(),
   };
+}
+
+/** The tool pairs of a window, indexed once per window object. */
+export function pairsOf(window: ContextWindow, context: EngineContext): Map<string, ToolPair> {
+  let pairs = context.pairs.get(window);
+  if (!pairs) context.pairs.set(window, (pairs = toolPairs(window)));
+  return pairs;
 }

@@ -5,7 +5,7 @@
  */
 import { analyseRewrite, type RewriteAnalysis } from './analysis';
 import type { BoundaryPosition, TokenEncoding } from './api';
-import { createEngineContext, type EngineContext } from './context';
+import { createEngineContext, pairsOf, type EngineContext } from './context';
 import { decide, type CacheImpact, type Finding, type StepVerdict } from './findings';
 import { windowFromObject } from './formats/native';
 import type { ContextWindow, Rewrite, RewriteSource } from './model';
@@ -44,7 +44,7 @@ export interface ProposalObject {
 /** The pairing findings of a window, computed once per window object. */
 export function windowFindings(window: ContextWindow, context: EngineContext): readonly Finding[] {
   let findings = context.windowFindings.get(window);
-  if (!findings) context.windowFindings.set(window, (findings = checkWindow(window)));
+  if (!findings) context.windowFindings.set(window, (findings = checkWindow(window, pairsOf(window, context))));
   return findings;
 }
 
@@ -59,7 +59,7 @@ export function byPosition(findings: readonly Finding[]): Finding[] {
 /** Judges a rewrite against the window just before it. */
 export function judgeRewrite(rewrite: Rewrite, options: GuardOptions = {}): StepVerdict {
   const context = options.context ?? createEngineContext(options.tokens ?? false);
-  const analysis = analyseRewrite(rewrite, context.render, options.beforeFile);
+  const analysis = analyseRewrite(rewrite, context, options.beforeFile);
   const beforeKeys = new Set(identityKeys(windowFindings(rewrite.before, context)));
   const afterFindings = windowFindings(rewrite.after, context);
   const introduced = identityKeys(afterFindings).flatMap((key, i) => (beforeKeys.has(key) ? [] : [afterFindings[i] as Finding]));

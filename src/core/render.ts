@@ -18,19 +18,12 @@ export function renderJson(node: JsonNode | undefined): string {
   if (!node) return 'null';
   switch (node.type) {
     case 'object': {
-      let out = '{';
-      node.properties.forEach((p, i) => {
-        out += (i ? ',' : '') + JSON.stringify(p.key) + ':' + renderJson(p.value);
-      });
-      return out + '}';
+      const parts = new Array<string>(node.properties.length);
+      node.properties.forEach((p, i) => (parts[i] = JSON.stringify(p.key) + ':' + renderJson(p.value)));
+      return '{' + parts.join(',') + '}';
     }
-    case 'array': {
-      let out = '[';
-      node.items.forEach((item, i) => {
-        out += (i ? ',' : '') + renderJson(item);
-      });
-      return out + ']';
-    }
+    case 'array':
+      return '[' + node.items.map(renderJson).join(',') + ']';
     case 'string':
       return JSON.stringify(node.value);
     case 'number':
@@ -77,15 +70,15 @@ const MESSAGE_HEAD = (role: string) => `{"role":${JSON.stringify(role)},"content
 
 /** Renders one message and records where each block sits in it. */
 export function renderMessageParts(message: Message): MessageRender {
-  let text = MESSAGE_HEAD(message.role);
+  const head = MESSAGE_HEAD(message.role);
+  const texts = message.blocks.map(renderBlock);
   const blocks: { start: number; end: number; text: string }[] = [];
-  message.blocks.forEach((block, i) => {
-    if (i) text += ',';
-    const rendered = renderBlock(block);
-    blocks.push({ start: text.length, end: text.length + rendered.length, text: rendered });
-    text += rendered;
-  });
-  return { text: text + ']}', blocks };
+  let offset = head.length;
+  for (const text of texts) {
+    blocks.push({ start: offset, end: offset + text.length, text });
+    offset += text.length + 1;
+  }
+  return { text: head + texts.join(',') + ']}', blocks };
 }
 
 /**
@@ -93,25 +86,29 @@ export function renderMessageParts(message: Message): MessageRender {
  * log compares a message of the new request to the old one by this string.
  */
 export function renderMessage(message: Message): string {
-  return renderMessageParts(message).text;
+  return MESSAGE_HEAD(message.role) + message.blocks.map(renderBlock).join(',') + ']}';
 }
 
 /**
  * Caches renders per message / tool object, so a step and the window events
- * around it render each message once. Create one per check.
+ * around it render each message once. Create one per check. The per-block
+ * parts are built only when a rule asks for them.
  */
 export class RenderCache {
-  private readonly messages = new WeakMap<Message, MessageRender>();
+  private readonly texts = new WeakMap<Message, string>();
+  private readonly parts = new WeakMap<Message, MessageRender>();
   private readonly tools = new WeakMap<ToolSchema, string>();
 
   message(message: Message): MessageRender {
-    let render = this.messages.get(message);
-    if (!render) this.messages.set(message, (render = renderMessageParts(message)));
+    let render = this.parts.get(message);
+    if (!render) this.parts.set(message, (render = renderMessageParts(message)));
     return render;
   }
 
   messageText(message: Message): string {
-    return this.message(message).text;
+    let text = this.texts.get(message);
+    if (text === undefined) this.texts.set(message, (text = renderMessage(message)));
+    return text;
   }
 
   tool(tool: ToolSchema): string {
@@ -168,7 +165,7 @@ export function renderWindow(window: ContextWindow, cache = new RenderCache()): 
   window.messages.forEach((message, m) => {
     const start = layout.messageStarts[m] ?? 0;
     const render = cache.message(message);
-    segments.push(withSource({ start, end: start + render.text.length, kind: 'message', message: m }, message.source));
+    segments.push(withSource({ start, end: start + (layout.messageTexts[m]?.length ?? 0), kind: 'message', message: m }, message.source));
     render.blocks.forEach((part, b) => {
       const block = message.blocks[b];
       const callId = block?.kind === 'tool_call' ? block.id : block?.kind === 'tool_result' ? block.callId : undefined;

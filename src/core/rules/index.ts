@@ -19,8 +19,7 @@ import { checkToolResultOrphaned } from './tool-result-orphaned';
 import { checkConsumedResultDropped, checkToolUseOrphaned } from './tool-use-orphaned';
 
 /** Pairing checks of one window, in a stable order. */
-export function checkWindow(window: ContextWindow): Finding[] {
-  const pairs = toolPairs(window);
+export function checkWindow(window: ContextWindow, pairs = toolPairs(window)): Finding[] {
   return [
     ...checkToolUseOrphaned(window, pairs),
     ...checkToolResultOrphaned(window, pairs),

@@ -42,6 +42,7 @@ export function checkPairStraddled(a: RewriteAnalysis): Finding[] {
 
 /** Cheap byte comparison first; meaning only when the bytes differ. */
 function changed(a: RewriteAnalysis, before: Member, after: Member, meaningDiffers: () => boolean): boolean {
+  if (before.message === after.message && after.message < a.commonMessages) return false;
   const beforeMessage = a.rewrite.before.messages[before.message];
   const afterMessage = a.rewrite.after.messages[after.message];
   if (!beforeMessage || !afterMessage) return false;

@@ -5,14 +5,15 @@
  * every call after the first is flagged, related to the first.
  */
 import { finding, type Finding } from '../findings';
-import { toolCalls, type ContextWindow, type ToolCall } from '../model';
+import type { ContextWindow, ToolCall } from '../model';
 import { firstRange, idRange, q, related } from './common';
 
 export function checkToolCallIdReused(window: ContextWindow): Finding[] {
   const firstCall = new Map<string, ToolCall>();
   const findings: Finding[] = [];
   for (const message of window.messages) {
-    for (const call of toolCalls(message)) {
+    for (const call of message.blocks) {
+      if (call.kind !== 'tool_call') continue;
       const first = firstCall.get(call.id);
       if (!first) {
         firstCall.set(call.id, call);
