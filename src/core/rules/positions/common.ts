@@ -41,7 +41,21 @@ export function misplacedFinding(window: ContextWindow, pair: PlacedPair | ToolP
   });
 }
 
-/** 1-based message number for messages (index 0 may be a leading system message). */
+/**
+ * Names a window message by its place in the source array (`messages[3]`,
+ * `input[0]`), which is what a reader finds in the file; a message read from
+ * elsewhere (a `system` field, `instructions`) is named by its role.
+ */
+export function messageLabel(window: ContextWindow, index: number, arrayName: string): string {
+  const message = window.messages[index];
+  const container = message?.container;
+  if (!message || !container) return message ? `the ${message.role} message` : `message ${index + 1}`;
+  let position = 0;
+  for (let m = 0; m < index; m++) if (window.messages[m]?.container?.start === container.start) position++;
+  return `${arrayName}[${position}]`;
+}
+
+/** 1-based message number in the window (index 0 may be a leading system message). */
 export function ordinal(index: number): string {
   return `message ${index + 1}`;
 }

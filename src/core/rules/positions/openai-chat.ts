@@ -6,7 +6,7 @@
 import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
 import { q } from '../common';
-import { judgePairs, ordinal } from './common';
+import { judgePairs, messageLabel } from './common';
 
 export function openaiChatPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
   const contiguous = (from: number, to: number) => {
@@ -20,7 +20,8 @@ export function openaiChatPositions(window: ContextWindow, pairs: Map<string, To
     (pair, result) => contiguous(pair.call.message, result.message),
     (pair, result) => {
       const where = result.message < pair.call.message ? 'comes before its assistant message' : 'is not in the run of tool messages right after its assistant message';
-      return `Tool message for ${q(pair.id)} (${ordinal(result.message)}) ${where} (${ordinal(pair.call.message)}); OpenAI requires tool messages to follow the assistant message with the tool_calls directly`;
+      const label = (index: number) => messageLabel(window, index, 'messages');
+      return `Tool message for ${q(pair.id)} (${label(result.message)}) ${where} (${label(pair.call.message)}): OpenAI requires tool messages to follow the assistant message with the tool_calls directly`;
     },
   );
 }
