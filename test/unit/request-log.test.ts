@@ -6,14 +6,16 @@
  * other providers skipped as info; only two requests held at a time.
  */
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { checkTranscript } from '../../src/core/check';
 import { anthropicAdapter, anthropicCodec } from '../../src/core/formats/anthropic';
 import { openaiChatAdapter } from '../../src/core/formats/openai-chat';
+import { openaiResponsesAdapter } from '../../src/core/formats/openai-responses';
 import { readRequestLog } from '../../src/core/formats/request-log';
 import { LineIndex } from '../../src/core/text';
-import { PROVIDERS, fileText, readEvents, textInput } from './provider-helpers';
+import { PROVIDERS, corpusFiles, fileText, readEvents, textInput } from './provider-helpers';
 
 const INVALID = path.join(PROVIDERS, 'anthropic-log-invalid-line.jsonl');
 
@@ -184,5 +186,39 @@ describe('request-log: streaming', () => {
     assert.equal(openaiChatAdapter.sniff(lines.join('\n')), true);
     assert.equal(report.steps.length, 19);
     assert.ok(report.steps.every((s) => s.decision === 'patch'));
+  });
+});
+
+describe('request-log: no input crashes an adapter', () => {
+  const adapters = [anthropicAdapter, openaiChatAdapter, openaiResponsesAdapter];
+  const corpusLines = ['anthropic-messages', 'openai-chat', 'openai-responses'].flatMap((folder) =>
+    corpusFiles(folder).flatMap((file) => fileText(file).split('\n').filter(Boolean)),
+  );
+  /** Lines that are nearly right: corpus lines cut short, or with a span replaced. */
+  const lineArb = fc.oneof(
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+    fc.string(),
+    fc.tuple(fc.constantFrom(...corpusLines), fc.nat(), fc.nat(), fc.string({ maxLength: 5 })).map(([line, a, b, junk]) => {
+      const i = a % (line.length + 1);
+      const j = Math.min(line.length, i + (b % 40));
+      return line.slice(0, i) + junk + line.slice(j);
+    }),
+  );
+
+  it('reads any lines into events without throwing, every range inside the file', () => {
+    fc.assert(
+      fc.property(fc.array(lineArb, { maxLength: 6 }), fc.constantFrom('log.jsonl', 'one.json', 'noext'), (lines, file) => {
+        const text = lines.join('\n');
+        for (const adapter of adapters) {
+          for (const event of adapter.read(textInput(file, text))) {
+            const range = event.kind === 'finding' ? event.finding.range : event.kind === 'window' ? event.window.source : event.rewrite.range;
+            if (range) assert.ok(range.start >= 0 && range.end <= text.length && range.start <= range.end, JSON.stringify(range));
+          }
+          const report = checkTranscript({ file, text }, { tokens: false, format: adapter.id });
+          assert.equal(report.format, adapter.id);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });
