@@ -309,3 +309,40 @@ test('OpenAI Chat request log: a parallel group with one tool message dropped go
   assert.match(fixed.request.messages[4]?.content ?? '', /^\[elided\] .*call_1 \(weather\), call_2 \(weather\)/);
   assert.notEqual(judgeRewrite(rewriteOnLine(openaiChatAdapter, edited, 1, 'log.jsonl')).decision, 'abort');
 });
+
+test("a marker the proposal put at the frontier is replaced, so the fixed window has exactly one", () => {
+  const group = { role: 'assistant', content: '', tool_calls: [call('c1'), call('c2')] };
+  const before = [sys, { role: 'user', content: 'two lookups' }, group, result('c1'), result('c2'), { role: 'user', content: 'go on' }];
+  const text = trace(
+    { type: 'window', tools: [tool('lookup')], messages: before, boundary: before.length },
+    { type: 'rewrite', source: 'compaction', messages: [sys, result('c1'), result('c2'), { role: 'user', content: 'go on' }, { role: 'user', content: '[elided] the lookups' }] },
+  );
+  const rewrite = rewriteOnLine(nativeAdapter, text, 2);
+  assert.equal(judgeRewrite(rewrite).decision, 'abort');
+  const plan = planFix(rewrite, text);
+  assert.ok(plan);
+  const markers = plan.window.messages.filter((m) => m.blocks[0]?.kind === 'text' && m.blocks[0].text.startsWith('[elided'));
+  assert.equal(markers.length, 1);
+  const edited = applyEdits(text, plan.edits);
+  const fixed = valuesOf(edited, 2) as { messages: { role: string; content: string }[] };
+  assert.deepEqual(fixed.messages.map((m) => m.content.startsWith('[elided')), [false, false, true]);
+  assert.match(fixed.messages[2]?.content ?? '', /^\[elided\] 4 messages .*c1 \(lookup\), c2 \(lookup\)/);
+  assert.equal(judgeRewrite(rewriteOnLine(nativeAdapter, edited, 2)).decision, 'defer');
+});
+
+test('dropping only unconsumed history needs no marker', () => {
+  const messages = [sys, { role: 'user', content: 'go' }, { role: 'assistant', content: '', tool_calls: [call('p1')] }];
+  const text = trace(
+    { type: 'window', tools: [tool('lookup')], messages, boundary: 2 },
+    { type: 'append', messages: [result('p1'), { role: 'user', content: 'and then?' }] },
+    { type: 'rewrite', source: 'compaction', messages: [sys, { role: 'user', content: 'go' }, result('p1')] },
+  );
+  const rewrite = rewriteOnLine(nativeAdapter, text, 3);
+  assert.equal(judgeRewrite(rewrite).decision, 'abort');
+  const plan = planFix(rewrite, text);
+  assert.ok(plan);
+  assert.ok(!plan.window.messages.some((m) => m.elision), 'no consumed history was elided');
+  assert.equal(plan.title, 'Keep pending tool pairs whole');
+  const edited = applyEdits(text, plan.edits);
+  assert.equal(judgeRewrite(rewriteOnLine(nativeAdapter, edited, 3)).decision, 'patch');
+});

@@ -36,13 +36,6 @@ export function markerText(summary: ElisionSummary): string {
   return `${ELISION_PREFIX}${count} of earlier history${pairs}.`;
 }
 
-/** True for a message this planner wrote (so a second fix replaces it instead of stacking). */
-export function isPlannerMarker(message: Message | undefined): boolean {
-  if (!message?.elision) return false;
-  const first = message.blocks[0];
-  return first?.kind === 'text' && first.text.startsWith(ELISION_PREFIX);
-}
-
 /** The marker as a message of the neutral model. */
 export function markerMessage(text: string): Message {
   return { role: 'user', blocks: [{ kind: 'text', text }], elision: true };

@@ -20,9 +20,10 @@ import type { StepVerdict } from '../findings';
 import { judgeRewrite } from '../guard';
 import type { Block, ContextWindow, Message, Rewrite, ToolCall, ToolSchema } from '../model';
 import { RenderCache } from '../render';
+import { isElisionMarker } from '../rules/elision-unmarked';
 import { fixEdits } from './edits';
 import { blockKey, isEmptyMessage, messageKey, pairGroups, resultMessages } from './groups';
-import { isPlannerMarker, markerMessage, markerText, type PairNote } from './marker';
+import { markerMessage, markerText, type PairNote } from './marker';
 import type { FixTarget, TargetMessage, TargetTool } from './target';
 
 export interface PlanFixOptions {
@@ -168,15 +169,22 @@ function fixedBoundary(draft: Draft, messages: readonly Message[]): number {
   return Math.min(i < 0 ? messages.length : i, inferred);
 }
 
-/** Appends the marker when the fixed window no longer holds everything the window before it did. */
+/**
+ * Appends the marker when consumed history is gone from the fixed window. A
+ * marker the proposal itself put at the frontier is replaced, so there is
+ * exactly one, and it says what is really elided.
+ */
 function appendMarker(draft: Draft, dropIds: ReadonlySet<string>, notes: Notes): void {
   const { before, after } = draft.rewrite;
-  const last = draft.entries[draft.entries.length - 1];
-  const lastMessage = last?.kind === 'after' ? after.messages[last.index] : undefined;
   const present = new Set(draft.entries.map((e) => draft.rank(e)).filter((r): r is number => r !== undefined));
+  const consumedGone = before.messages.some((_, j) => j < before.boundary && !present.has(j));
+  if (!consumedGone && dropIds.size === 0) return;
+  for (let last = draft.entries[draft.entries.length - 1]; last?.kind === 'after'; last = draft.entries[draft.entries.length - 1]) {
+    const message = after.messages[last.index];
+    if (!message || draft.rank(last) !== undefined || !isElisionMarker(message)) break;
+    draft.entries.pop();
+  }
   const elided = before.messages.length - present.size;
-  if (elided <= 0 && dropIds.size === 0) return;
-  if (isPlannerMarker(lastMessage)) draft.entries.pop();
   const kept = new Set(draft.entries.flatMap((e) => [...idsOf(draft.blocks(e), 'tool_call'), ...idsOf(draft.blocks(e), 'tool_result')]));
   const gone = [...new Set(before.messages.flatMap((m) => [...idsOf(m.blocks, 'tool_call')]))].filter((id) => !kept.has(id));
   const text = markerText({ messages: Math.max(elided, 0), pairs: gone.map((id) => noteOf(draft.rewrite, id)) });
