@@ -14,6 +14,7 @@ import type { FormatAdapter } from '../../src/core/transcript';
 import { nativeAdapter } from '../../src/core/formats/native';
 import { anthropicAdapter } from '../../src/core/formats/anthropic';
 import { openaiChatAdapter } from '../../src/core/formats/openai-chat';
+import { openaiResponsesAdapter } from '../../src/core/formats/openai-responses';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'fix');
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -345,4 +346,27 @@ test('dropping only unconsumed history needs no marker', () => {
   assert.equal(plan.title, 'Keep pending tool pairs whole');
   const edited = applyEdits(text, plan.edits);
   assert.equal(judgeRewrite(rewriteOnLine(nativeAdapter, edited, 3)).decision, 'patch');
+});
+
+// ── OpenAI Responses request log ──
+
+test('OpenAI Responses request log: a function_call_output whose call was compacted away goes too', () => {
+  const user = (text: string) => ({ role: 'user', content: text });
+  const fc = { type: 'function_call', call_id: 'call_9', name: 'get_time', arguments: '{}' };
+  const out = { type: 'function_call_output', call_id: 'call_9', output: '12:00' };
+  const tools = [{ type: 'function', name: 'get_time', parameters: { type: 'object', properties: {} } }];
+  const first = { model: 'gpt', tools, input: [user('time?'), fc, out] };
+  const response = { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Noon.' }] }] };
+  const second = { model: 'gpt', tools, input: [user('time?'), out, { role: 'assistant', content: 'Noon.' }, user('thanks')] };
+  const text = JSON.stringify({ request: first, response }) + '\r\n' + JSON.stringify({ request: second, response }) + '\r\n';
+  const rewrite = rewriteOnLine(openaiResponsesAdapter, text, 1, 'log.jsonl');
+  assert.equal(judgeRewrite(rewrite).decision, 'abort');
+  const plan = planFix(rewrite, text);
+  assert.ok(plan && plan.edits.length > 0);
+  const edited = applyEdits(text, plan.edits);
+  assertOnlyLineChanged(text, edited, 1);
+  assertOutsideUnchanged(text, edited, plan.edits);
+  const fixed = valuesOf(edited, 1) as { request: { input: { type?: string; role?: string }[] } };
+  assert.deepEqual(fixed.request.input.map((i) => i.type ?? i.role), ['user', 'assistant', 'user', 'message']);
+  assert.notEqual(judgeRewrite(rewriteOnLine(openaiResponsesAdapter, edited, 1, 'log.jsonl')).decision, 'abort');
 });
