@@ -90,6 +90,23 @@ describe('anthropic: reading a request body', () => {
   });
 });
 
+describe('anthropic: opaque blocks', () => {
+  const message = (block: string) =>
+    readEvents(anthropicAdapter, 'm.json', `{"max_tokens":1,"messages":[{"role":"assistant","content":[${block}]}]}`).windows[0]!.messages[0]!;
+
+  it('ignores the key order of a thinking block wrapper, as the provider does', () => {
+    const response = message('{"type":"thinking","thinking":"t","signature":"S1"}');
+    const replay = message('{"signature":"S1","type":"thinking","thinking":"t"}');
+    assert.equal(renderMessage(response), renderMessage(replay));
+  });
+
+  it('still sees a changed or dropped signature', () => {
+    const signed = message('{"type":"thinking","thinking":"t","signature":"S1"}');
+    assert.notEqual(renderMessage(signed), renderMessage(message('{"type":"thinking","thinking":"t","signature":"S2"}')));
+    assert.notEqual(renderMessage(signed), renderMessage(message('{"type":"thinking","thinking":"t"}')));
+  });
+});
+
 describe('anthropic: logged responses', () => {
   it('reads content[] into one assistant message, a compaction block marking elision', () => {
     const parsed = parseJson('{"type":"message","role":"assistant","content":[{"type":"compaction","content":"Summary"},{"type":"text","text":"Hi"}]}');

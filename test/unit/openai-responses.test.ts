@@ -61,6 +61,13 @@ describe('openai-responses: reading a request body', () => {
     assert.equal(renderMessage(a.windows[0]!.messages[0]!), renderMessage(b.windows[0]!.messages[0]!));
   });
 
+  it('ignores the wrapper key order of a replayed reasoning item, not its content', () => {
+    const render = (item: string) => renderMessage(readEvents(openaiResponsesAdapter, 'r.json', `{"input":[${item}]}`).windows[0]!.messages[0]!);
+    const response = render('{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"E1","status":"completed"}');
+    assert.equal(render('{"type":"reasoning","encrypted_content":"E1","id":"rs_1","summary":[]}'), response);
+    assert.notEqual(render('{"type":"reasoning","encrypted_content":"E2","id":"rs_1","summary":[]}'), response);
+  });
+
   it('reads a string input as one user message', () => {
     const { windows: [w] } = readEvents(openaiResponsesAdapter, 's.json', '{"model":"gpt-5","input":"hello"}');
     assert.deepEqual(w!.messages.map((m) => [m.role, m.blocks[0]!.kind === 'text' && m.blocks[0]!.text]), [['user', 'hello']]);

@@ -6,15 +6,16 @@
  * `messages[i]` one message each, 1:1 with the array. Blocks: `text`,
  * `tool_use` → call, `tool_result` → result, everything else (thinking with its
  * signature, redacted_thinking, images, documents, server-tool blocks,
- * compaction) is kept byte-exact as an opaque block; a `compaction` block marks
- * its message as elided history. `cache_control` is dropped everywhere: it is a
+ * compaction) is kept as an opaque block, its values byte-exact (its wrapper
+ * keys sorted: see `opaqueValue`); a `compaction` block marks its message as
+ * elided history. `cache_control` is dropped everywhere: it is a
  * caching hint, not something the model reads, and clients move it every turn.
  */
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import { prop } from '../json/parse';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
-import { asArray, asObject, asString, neutralRole, partsToBlocks, rangeOf, stripCacheControl, textMessage } from './provider-common';
+import { asArray, asObject, asString, neutralRole, opaqueValue, partsToBlocks, rangeOf, stripCacheControl, textMessage } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
 import type { ParsedRequest, ProviderCodec } from './request-log';
 import { readRequestLog } from './request-log';
@@ -116,7 +117,7 @@ function readBlock(node: JsonNode, container: JsonArray): Block {
       container: rangeOf(container),
     };
   }
-  return { kind: 'opaque', type: type ?? node.type, value: stripCacheControl(node), source };
+  return { kind: 'opaque', type: type ?? node.type, value: opaqueValue(node), source };
 }
 
 function asBoolean(node: JsonNode | undefined): boolean {

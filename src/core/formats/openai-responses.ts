@@ -7,7 +7,8 @@
  * `custom_tool_call` / any `*_call` with a `call_id` → an assistant message
  * with one call keyed by `call_id` (not the item `id`); `*_call_output` → a tool
  * message with one result; `reasoning`, server-side tool items, `compaction`
- * (marked as elided history) and anything else → byte-exact opaque blocks.
+ * (marked as elided history) and anything else → opaque blocks (values
+ * byte-exact, wrapper keys sorted: see `opaqueValue`).
  * Item `status` and message / call item `id`s are not read by the model and are
  * left out.
  *
@@ -21,7 +22,7 @@ import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import { prop } from '../json/parse';
 import type { Block, ContextWindow, Message, Role, ServerState, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
-import { asArray, asObject, asString, neutralRole, partsToBlocks, rangeOf, textMessage, withoutKeys } from './provider-common';
+import { asArray, asObject, asString, neutralRole, opaqueValue, partsToBlocks, rangeOf, textMessage } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
 import type { Continuation, LoggedExchange, ParsedRequest, ProviderCodec } from './request-log';
 import { consumedWindow, readRequestLog } from './request-log';
@@ -105,7 +106,7 @@ export function readItem(node: JsonNode, container: JsonArray): Message {
   if (item && type?.endsWith('_call') && callId !== undefined) {
     return { ...base, role: 'assistant', blocks: [call(item, type, callId, container)] };
   }
-  const value = withoutKeys(node, ['status']);
+  const value = opaqueValue(node, ['status']);
   const opaqueType = type ?? node.type;
   return { ...base, role: itemRole(opaqueType), blocks: [{ kind: 'opaque', type: opaqueType, value, source: rangeOf(node) }], elision: opaqueType === 'compaction' || undefined };
 }

@@ -63,6 +63,21 @@ export function stripCacheControl(node: JsonNode): JsonNode {
 
 const CACHE_KEYS = ['cache_control'];
 
+/**
+ * The value of an opaque block (thinking, reasoning, an image, a server-tool
+ * item): without the fields the model never reads (`cache_control`, plus
+ * `dropKeys`), and with its own keys in sorted order. The provider parses the
+ * wrapper and never shows its key order to the model, and SDKs replay these
+ * objects with their fields in another order than the response had; the values
+ * inside (a signature, encrypted content, nested objects) stay exactly as written.
+ */
+export function opaqueValue(node: JsonNode, dropKeys: readonly string[] = []): JsonNode {
+  const value = withoutKeys(stripCacheControl(node), dropKeys);
+  if (value.type !== 'object') return value;
+  const sorted = [...value.properties].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return sorted.every((p, i) => p === value.properties[i]) ? value : { ...value, properties: sorted };
+}
+
 /** Maps a provider role onto the neutral roles (`developer` is a system turn). */
 export function neutralRole(role: string | undefined, fallback: Role): Role {
   switch (role) {
@@ -90,7 +105,7 @@ export function textMessage(role: Role, node: JsonNode & { type: 'string' }): Me
 
 /**
  * The blocks of a content array of typed parts: the part types in `textTypes`
- * become text blocks, everything else is kept byte-exact as an opaque block.
+ * become text blocks, everything else is kept as an opaque block (see `opaqueValue`).
  */
 export function partsToBlocks(parts: JsonArray, textTypes: readonly string[]): Block[] {
   return parts.items.map((part): Block => {
@@ -99,7 +114,7 @@ export function partsToBlocks(parts: JsonArray, textTypes: readonly string[]): B
     if (type !== undefined && textTypes.includes(type) && text !== undefined) {
       return { kind: 'text', text, source: rangeOf(part) };
     }
-    return { kind: 'opaque', type: type ?? part.type, value: stripCacheControl(part), source: rangeOf(part) };
+    return { kind: 'opaque', type: type ?? part.type, value: opaqueValue(part), source: rangeOf(part) };
   });
 }
 
