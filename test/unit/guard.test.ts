@@ -91,9 +91,11 @@ test('property: any pure append is a patch', () => {
 
 test('property: dropping exactly one member of any pair aborts', () => {
   fc.assert(
-    fc.property(fc.array(turnArb, { minLength: 1, maxLength: 6 }), fc.nat(), fc.boolean(), (turns, pick, dropCall) => {
+    fc.property(fc.array(turnArb, { minLength: 1, maxLength: 6 }), fc.nat(), fc.boolean(), fc.boolean(), (turns, pick, dropCall, endOnResult) => {
       const withTools = turns.map((t) => ({ ...t, tool: true }));
-      const messages = buildHistory(withTools);
+      const full = buildHistory(withTools);
+      // Optionally end the window on the last result, so the last call sits at the frontier.
+      const messages = endOnResult ? full.slice(0, -1) : full;
       const pair = pick % withTools.length;
       const dropped = messages.map((m, i) => (dropCall && i === pair * 4 + 1 ? assistant('calling') : m)).filter((_, i) => dropCall || i !== pair * 4 + 2);
       return guardRewrite({ tools, messages, boundary: messages.length }, { tools, messages: dropped }).decision === 'abort';

@@ -71,6 +71,12 @@ test('whole-pair compaction with an elision marker defers; without the marker el
   assert.deepEqual(rulesOf(unmarked, 1), ['elision-unmarked', 'prefix-mutated']);
 });
 
+test('dropping a result but keeping its call orphans the call, even at the frontier of a live window', () => {
+  const report = check(trace(windowEvent(tools, history.slice(0, 4)), rewrite('compaction', { messages: history.slice(0, 3) })));
+  assert.equal(report.steps[0]?.decision, 'abort');
+  assert.deepEqual(report.findings.filter((f) => f.rule === 'tool-use-orphaned').map((f) => f.toolCallId), ['c1']);
+});
+
 test('a pending call with its schema dropped aborts', () => {
   const pending = [...history, user('Run the tests.'), assistant('Running.', call('c2', 'run_tests'))];
   const report = check(trace(windowEvent(tools, pending), rewrite('policy', { tools: [tool('read_file')] })));
