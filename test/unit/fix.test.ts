@@ -6,6 +6,7 @@ import { applyEdits, arrayEdits, parseArrayAt } from '../../src/core/fix/edits';
 import { planFix } from '../../src/core/fix/plan';
 import { detectStyle, markerElement } from '../../src/core/fix/marker';
 import { judgeRewrite } from '../../src/core/guard';
+import { checkAgainst } from '../../src/core/check';
 import { inputFromText } from '../../src/core/io';
 import { parseJson, toValue } from '../../src/core/json/parse';
 import type { Rewrite } from '../../src/core/model';
@@ -369,4 +370,31 @@ test('OpenAI Responses request log: a function_call_output whose call was compac
   const fixed = valuesOf(edited, 1) as { request: { input: { type?: string; role?: string }[] } };
   assert.deepEqual(fixed.request.input.map((i) => i.type ?? i.role), ['user', 'assistant', 'user', 'message']);
   assert.notEqual(judgeRewrite(rewriteOnLine(openaiResponsesAdapter, edited, 1, 'log.jsonl')).decision, 'abort');
+});
+
+// ── Compare two snapshots: pretty-printed JSON, CRLF, the before window in another file ──
+
+test('a pretty-printed CRLF request compared with an older snapshot keeps its layout', () => {
+  const pretty = (v: unknown) => JSON.stringify(v, null, 2).replace(/\n/g, '\r\n') + '\r\n';
+  const older = { model: 'claude', max_tokens: 50, tools: [aTool], messages: [{ role: 'user', content: 'count' }, aUse, aResult, { role: 'assistant', content: 'One.' }] };
+  const newer = { model: 'claude', max_tokens: 50, tools: [aTool], messages: [{ role: 'user', content: 'count' }, aResult, { role: 'assistant', content: 'One.' }, { role: 'user', content: 'ok' }] };
+  const oldText = pretty(older);
+  const newText = pretty(newer);
+  const stepOf = (text: string) => {
+    const report = checkAgainst({ file: 'old.json', text: oldText }, { file: 'new.json', text }, { keepRewrites: true, tokens: false });
+    const step = report.steps[report.steps.length - 1];
+    assert.ok(step?.rewrite);
+    return step.rewrite;
+  };
+  const rewrite = stepOf(newText);
+  assert.equal(judgeRewrite(rewrite).decision, 'abort');
+  const plan = planFix(rewrite, newText, { beforeText: oldText });
+  assert.ok(plan && plan.edits.length > 0);
+  const edited = applyEdits(newText, plan.edits);
+  assertOutsideUnchanged(newText, edited, plan.edits);
+  assert.ok(!/[^\r]\n/.test(edited), 'a bare LF appeared');
+  const value = JSON.parse(edited) as { messages: { role: string }[] };
+  assert.deepEqual(value.messages.map((m) => m.role), ['user', 'assistant', 'user', 'user']);
+  assert.match(edited, /\r\n {4}\{"role": "user", "content": \[\{"type": "text", "text": "\[elided\] /);
+  assert.notEqual(judgeRewrite(stepOf(edited)).decision, 'abort');
 });

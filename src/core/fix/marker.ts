@@ -51,10 +51,10 @@ export interface JsonStyle {
 
 export const COMPACT_STYLE: JsonStyle = { keySeparator: ':', itemSeparator: ',' };
 
-/** Guesses the style from a sample of the file (e.g. the messages array). */
+/** Guesses the style from a sample of the file (e.g. the messages array); pretty-printed JSON gets `": "` and `", "`. */
 export function detectStyle(sample: string): JsonStyle {
   const spacedKey = /":[ ]/.test(sample);
-  const spacedItem = /,[ ]["{[]/.test(sample);
+  const spacedItem = /,[ ]["{[]/.test(sample) || (spacedKey && /,\r?\n/.test(sample));
   return { keySeparator: spacedKey ? ': ' : ':', itemSeparator: spacedItem ? ', ' : ',' };
 }
 
