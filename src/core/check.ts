@@ -55,7 +55,7 @@ interface Run {
   finalWindow?: ContextWindow;
 }
 
-const exactKey = (f: Finding) => `${f.rule}\u0000${f.toolCallId ?? ''}\u0000${f.range.start}`;
+const exactKey = (f: Finding) => `${f.rule}\u0000${f.toolCallId ?? f.message}\u0000${f.range.start}`;
 
 function report(run: Run, f: Finding): void {
   const key = exactKey(f);
