@@ -398,3 +398,23 @@ test('a pretty-printed CRLF request compared with an older snapshot keeps its la
   assert.match(edited, /\r\n {4}\{"role": "user", "content": \[\{"type": "text", "text": "\[elided\] /);
   assert.notEqual(judgeRewrite(stepOf(edited)).decision, 'abort');
 });
+
+test('when no whole-pair fix is acceptable the plan falls back to the window before the rewrite', () => {
+  const messages = [sys, { role: 'user', content: 'go' }, { role: 'assistant', content: '', tool_calls: [call('x1')] }, result('x1'), { role: 'assistant', content: 'done' }];
+  const fresh = { role: 'assistant', content: 'again', tool_calls: [call('y1')] };
+  const text = trace(
+    { type: 'window', tools: [tool('lookup')], messages, boundary: messages.length },
+    { type: 'rewrite', source: 'self_edit', messages: [sys, { role: 'user', content: 'go (edited)' }, ...messages.slice(2), fresh, result('y1'), result('y1')] },
+  );
+  const rewrite = rewriteOnLine(nativeAdapter, text, 2);
+  assert.equal(judgeRewrite(rewrite).decision, 'abort');
+  const plan = planFix(rewrite, text);
+  assert.ok(plan);
+  assert.equal(plan.title, 'Revert the rewrite');
+  assert.match(plan.description, /falling back to the window before the rewrite/);
+  assert.equal(plan.verdict.decision, 'patch');
+  const edited = applyEdits(text, plan.edits);
+  assertOnlyLineChanged(text, edited, 2);
+  assert.deepEqual((valuesOf(edited, 2) as { messages: unknown[] }).messages, messages);
+  assert.equal(judgeRewrite(rewriteOnLine(nativeAdapter, edited, 2)).decision, 'patch');
+});
