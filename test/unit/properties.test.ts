@@ -16,7 +16,7 @@ import { inputFromText } from '../../src/core/io';
 import { parseJson } from '../../src/core/json/parse';
 import type { FormatId, Rewrite } from '../../src/core/model';
 
-const RUNS = { numRuns: 150 };
+const RUNS = { numRuns: 100 };
 const TOOL_NAMES = ['lookup', 'fetch', 'mail'] as const;
 
 type Turn =
@@ -155,6 +155,11 @@ test('(c) the fix planner never leaves an abort, judged directly and after apply
       assert.notEqual(plan.verdict.decision, 'abort');
       assert.notEqual(judgeRewrite({ ...step, after: plan.window }).decision, 'abort');
       assert.ok(plan.edits.length > 0, 'a plan for a file has edits');
+      const line = { start: text.indexOf('\n', text.indexOf('\n') + 1) + 1, end: text.length - 1 };
+      plan.edits.forEach((e, i) => {
+        assert.ok(e.range.start >= line.start && e.range.end <= line.end, 'edits stay inside the rewrite event');
+        assert.ok(i === 0 || (plan.edits[i - 1]?.range.end ?? 0) < e.range.start, 'edits are sorted and apart');
+      });
       const edited = applyEdits(text, plan.edits);
       const lines = text.split('\n');
       const editedLines = edited.split('\n');
