@@ -221,3 +221,21 @@ describe('claude-code: bad lines and compactions that cut a pair (hand-made)', (
     assert.equal(lineOf(ORPHAN, orphan.range.start), 5);
   });
 });
+
+describe('claude-code: an interruption notice parented to the tool_use line', () => {
+  const line = (o: Record<string, unknown>) => JSON.stringify({ isSidechain: false, userType: 'external', sessionId: 's', ...o });
+  const text = [
+    line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'run it' } }),
+    line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_X', name: 'Bash', input: {} }] } }),
+    line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_X', content: 'interrupted', is_error: true }] } }),
+    line({ type: 'user', uuid: 'u2', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] } }),
+    line({ type: 'assistant', uuid: 'a2', parentUuid: 'u2', message: { id: 'msg_2', role: 'assistant', content: [{ type: 'text', text: 'Stopped.' }] } }),
+  ].join('\n');
+
+  it('continues after the results: no rewind step, the notice joins the results message', () => {
+    const events = readWith(claudeCodeAdapter, 'interrupt.jsonl', text);
+    assert.deepEqual(events.steps, []);
+    assert.deepEqual(events.final.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(events.final.messages[2]!.blocks.map((b) => b.kind), ['tool_result', 'text']);
+  });
+});

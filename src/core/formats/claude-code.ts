@@ -24,7 +24,7 @@ export const claudeCodeAdapter: FormatAdapter = {
       /"parentUuid"\s*:\s*(null|")[^\n]*"(sessionId|isSidechain|userType)"\s*:/,
       /"(sessionId|isSidechain|userType)"\s*:[^\n]*"parentUuid"\s*:\s*(null|")/,
       /^\s*\{\s*"type"\s*:\s*"summary"\s*,\s*"summary"\s*:[^\n]*"leafUuid"\s*:/m,
-      /^\s*\{\s*"type"\s*:\s*"file-history-snapshot"\s*,/m,
+      /^\s*\{\s*"type"\s*:\s*"(file-history-snapshot|queue-operation)"\s*,[^\n]*"(messageId|sessionId|operation)"\s*:/m,
     ),
   read: readClaudeCode,
 };

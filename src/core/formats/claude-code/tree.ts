@@ -76,7 +76,7 @@ class SessionState {
   }
 
   private addMessage(record: CcRecord, onRewind: (rewind: Rewind) => void): void {
-    const parent = this.parentOf(record);
+    const parent = this.afterResults(this.parentOf(record));
     const existing = this.joinExisting(record, parent);
     if (existing) {
       if (record.uuid) this.effective.set(record.uuid, existing);
@@ -86,6 +86,16 @@ class SessionState {
     if (record.uuid) this.effective.set(record.uuid, unit);
     this.noticeRewind(unit, record, onRewind);
     this.leaf = unit;
+  }
+
+  /**
+   * A line parented to a model output whose results are the current leaf (an
+   * interruption notice written against the tool_use line) continues after
+   * those results: it is no rewind.
+   */
+  private afterResults(parent: Unit | undefined): Unit | undefined {
+    const results = parent && this.results.get(parent);
+    return results && results === this.leaf ? results : parent;
   }
 
   /** An assistant line of a model output already seen, or a tool-result line of a results unit. */
