@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { checkTranscript, UnknownFormatError } from '../../src/core/check';
 import { applyEdits } from '../../src/core/fix/edits';
 import { planFix } from '../../src/core/fix/plan';
+import { anthropicAdapter } from '../../src/core/formats/anthropic';
 import { nativeAdapter } from '../../src/core/formats/native';
 import { judgeRewrite } from '../../src/core/guard';
 import { inputFromText } from '../../src/core/io';
@@ -165,6 +166,67 @@ test('(c) the fix planner never leaves an abort, judged directly and after apply
       const editedLines = edited.split('\n');
       assert.deepEqual(editedLines.slice(0, 2), lines.slice(0, 2), 'lines before the rewrite are unchanged');
       const recheck = judgeRewrite(rewriteOf(edited));
+      assert.notEqual(recheck.decision, 'abort', JSON.stringify({ plan: plan.description, rules: recheck.findings.map((f) => f.message) }));
+    }),
+    { numRuns: 200 },
+  );
+  assert.ok(aborted > 20, `only ${aborted} of the random compactions aborted`);
+});
+
+/** An Anthropic request log of two lines: a request with its response, then a random compaction of both. */
+const anthropicLogArb = fc
+  .record({
+    turns: fc.array(turnArb, { minLength: 1, maxLength: 6 }),
+    respondWithCall: fc.boolean(),
+    keep: fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }),
+    keepBlock: fc.array(fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)), { minLength: 30, maxLength: 30 }),
+    spaced: fc.boolean(),
+  })
+  .map(({ turns, respondWithCall, keep, keepBlock, spaced }) => {
+    type Block = Record<string, unknown>;
+    const messages: { role: string; content: string | Block[] }[] = [];
+    let id = 0;
+    for (const turn of turns) {
+      if (turn.kind !== 'group') messages.push({ role: turn.kind, content: turn.text || '.' });
+      else {
+        const ids = turn.tools.map(() => `toolu_${id++}`);
+        const text: Block[] = turn.text ? [{ type: 'text', text: turn.text }] : [];
+        messages.push({ role: 'assistant', content: [...text, ...ids.map((i) => ({ type: 'tool_use', id: i, name: 'lookup', input: { i } }))] });
+        messages.push({ role: 'user', content: ids.map((i) => ({ type: 'tool_result', tool_use_id: i, content: `r${i}` })) });
+      }
+    }
+    const answer: Block[] = respondWithCall ? [{ type: 'tool_use', id: 'toolu_next', name: 'lookup', input: {} }] : [{ type: 'text', text: 'ok' }];
+    const next = respondWithCall ? { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_next', content: 'fine' }] } : { role: 'user', content: 'more' };
+    const history = [...messages, { role: 'assistant', content: answer }, next];
+    let b = 0;
+    const compacted = history
+      .filter((_, i) => i === history.length - 1 || keep[i % keep.length])
+      .map((m) => (typeof m.content === 'string' ? m : { ...m, content: m.content.filter(() => keepBlock[b++ % keepBlock.length]) }))
+      .filter((m) => m.content.length > 0);
+    const tools = [{ name: 'lookup', input_schema: { type: 'object' } }];
+    const line = (v: unknown) => (spaced ? JSON.stringify(v).replace(/":/g, '": ').replace(/,"/g, ', "') : JSON.stringify(v));
+    const response = { id: 'msg_1', type: 'message', role: 'assistant', content: answer, usage: { input_tokens: 1 } };
+    return line({ request: { model: 'm', tools, messages }, response }) + '\n' + line({ request: { model: 'm', tools, messages: compacted } }) + '\n';
+  });
+
+test('(c) on Anthropic request logs too: the planned fix never aborts, before or after its edits', () => {
+  let aborted = 0;
+  const stepOf = (text: string) => {
+    for (const event of anthropicAdapter.read(inputFromText('log.jsonl', text))) if (event.kind === 'step') return event.rewrite;
+    throw new Error('no step');
+  };
+  fc.assert(
+    fc.property(anthropicLogArb, (text) => {
+      const step = stepOf(text);
+      if (judgeRewrite(step).decision !== 'abort') return;
+      aborted++;
+      const plan = planFix(step, text);
+      assert.ok(plan);
+      assert.notEqual(plan.verdict.decision, 'abort');
+      assert.ok(plan.edits.length > 0);
+      const edited = applyEdits(text, plan.edits);
+      assert.equal(edited.split('\n')[0], text.split('\n')[0]);
+      const recheck = judgeRewrite(stepOf(edited));
       assert.notEqual(recheck.decision, 'abort', JSON.stringify({ plan: plan.description, rules: recheck.findings.map((f) => f.message) }));
     }),
     { numRuns: 200 },
