@@ -72,7 +72,7 @@ function* walk(dir: string): Generator<string> {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       if (!SKIPPED_DIRS.has(entry.name)) yield* walk(full);
-    } else if (entry.isFile()) {
+    } else if (entry.isFile() || (entry.isSymbolicLink() && isFile(full))) {
       yield full;
     }
   }
@@ -109,6 +109,12 @@ function headOf(file: string): Head {
   } catch (error) {
     return { ok: false, reason: reasonOf(error) };
   }
+}
+
+/** Follows a symlink to a regular file (symlinked directories are not entered: no loops). */
+function isFile(file: string): boolean {
+  const stat = statOf(file);
+  return typeof stat !== 'string' && stat.isFile();
 }
 
 function statOf(file: string): fs.Stats | string {

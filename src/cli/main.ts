@@ -106,6 +106,12 @@ function oneLine(error: unknown): string {
   return text.split('\n')[0] ?? text;
 }
 
+// A reader that stops early (`prefix-lens check dir | head`) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT_OK);
+  throw error;
+});
+
 try {
   process.exitCode = main(process.argv.slice(2));
 } catch (error) {
