@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { checkTranscript } from '../../src/core/check';
 import { createEngineContext } from '../../src/core/context';
-import { ADAPTERS, formatsHint } from '../../src/core/formats/registry';
+import { ADAPTERS, adapterFor, formatsHint } from '../../src/core/formats/registry';
 import { inputFromFile, inputFromText } from '../../src/core/io';
 import { CORPUS } from './wild-helpers';
 
@@ -73,5 +74,39 @@ describe('corpus: a file no format matches', () => {
 
   it('is refused by content, whatever its name', () => {
     assert.throws(() => checkTranscript(inputFromText('session.jsonl', '{"hello": "world"}\n'), { tokens: false }), /not recognised/);
+  });
+});
+
+describe('corpus: damaged files never crash a reader', () => {
+  /** The text files of the wild formats, cut to a few lines so each run stays small. */
+  const samples = files
+    .filter(({ folder, file }) => ['claude-code', 'codex', 'langfuse', 'inspect-ai'].includes(folder) && !file.endsWith('.eval'))
+    .map(({ folder, file }) => ({ format: FOLDER_FORMAT[folder]!, text: fs.readFileSync(file, 'utf8').split('\n').slice(0, 40).join('\n') }));
+
+  it('cutting, dropping and duplicating bytes gives findings, never an exception', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...samples), fc.nat(), fc.nat({ max: 200 }), fc.constantFrom('cut', 'drop', 'dup'), (sample, at, length, how) => {
+        const pos = at % (sample.text.length + 1);
+        const text =
+          how === 'cut' ? sample.text.slice(0, pos) : how === 'drop' ? sample.text.slice(0, pos) + sample.text.slice(pos + length) : sample.text.slice(0, pos) + sample.text.slice(pos, pos + length) + sample.text.slice(pos);
+        for (const id of ['claude-code', 'codex', 'inspect', 'otel', 'gemini', 'bedrock']) {
+          const adapter = adapterFor(id)!;
+          const events = [...adapter.read(inputFromText(`x.${sample.format}`, text))];
+          // The session readers always end with a window; the request-log readers may have none to give.
+          if (!['gemini', 'bedrock'].includes(id)) assert.ok(events.some((e) => e.kind === 'window'), `${id} yields a window`);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('any JSON value on any line is read or skipped, never an exception', () => {
+    fc.assert(
+      fc.property(fc.array(fc.json(), { maxLength: 6 }), (lines) => {
+        const text = lines.join('\n');
+        for (const id of ['claude-code', 'codex', 'inspect', 'otel', 'gemini', 'bedrock']) [...adapterFor(id)!.read(inputFromText('x.jsonl', text))];
+      }),
+      { numRuns: 200 },
+    );
   });
 });
