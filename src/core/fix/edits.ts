@@ -150,12 +150,19 @@ function within(inner: SourceRange | undefined, outer: SourceRange | undefined):
   return !!inner && !!outer && inner.start >= outer.start && inner.end <= outer.end && inner.start >= 0;
 }
 
+/** Indexes of the array elements lying inside `range` (elements are sorted: binary search). */
 function itemsIn(array: ParsedArray, range: SourceRange | undefined): number[] {
   if (!range) return [];
+  const { items } = array;
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((items[mid]?.start ?? 0) < range.start) lo = mid + 1;
+    else hi = mid;
+  }
   const out: number[] = [];
-  array.items.forEach((item, i) => {
-    if (item.start >= range.start && item.end <= range.end) out.push(i);
-  });
+  for (let i = lo; i < items.length && (items[i]?.start ?? 0) < range.end; i++) if ((items[i]?.end ?? 0) <= range.end) out.push(i);
   return out;
 }
 
@@ -228,32 +235,42 @@ function deleteFromMessage(changes: ArrayChanges, after: ContextWindow, message:
   return true;
 }
 
-/** Where a new element goes: before the first element of the next kept proposal message. */
-function insertionPoint(change: ArrayChange, after: ContextWindow, target: FixTarget, from: number): number {
-  for (let t = from + 1; t < target.messages.length; t++) {
+/**
+ * Where each new element goes: before the first element of the next kept
+ * proposal message (the array's end when none follows). One backward pass.
+ */
+function insertionPoints(change: ArrayChange, after: ContextWindow, target: FixTarget): number[] {
+  const points: number[] = new Array<number>(target.messages.length);
+  let next = change.array.items.length;
+  for (let t = target.messages.length - 1; t >= 0; t--) {
+    points[t] = next;
     const entry = target.messages[t];
     if (entry?.kind !== 'after') continue;
     const first = itemsIn(change.array, after.messages[entry.index]?.source)[0];
-    if (first !== undefined) return first;
+    if (first !== undefined) next = first;
   }
-  return change.array.items.length;
+  return points;
 }
 
 /**
- * A leading message read from outside the messages array (Anthropic `system`,
- * Responses `instructions`): it is edited in place, not as an array element.
+ * How many leading messages were read from outside the messages array
+ * (Anthropic `system`, Responses `instructions`): they are edited in place,
+ * not as array elements.
  */
-function isPreamble(window: ContextWindow, index: number): boolean {
-  for (let i = 0; i <= index; i++) if (within(window.messages[i]?.source, window.messagesSource)) return false;
-  return !within(window.messages[index]?.source, window.messagesSource);
+function preambleLength(window: ContextWindow): number {
+  let i = 0;
+  while (i < window.messages.length && !within(window.messages[i]?.source, window.messagesSource)) i++;
+  return i;
 }
 
 /** Out-of-array messages (a `system` or `instructions` value) replaced by the before-window's value. */
 function replaceOutOfArray(rewrite: Rewrite, target: FixTarget, src: Sources): TextEdit[] | undefined {
   const { before, after } = rewrite;
   const keptAfter = new Set(target.messages.flatMap((e) => (e.kind === 'after' ? [e.index] : [])));
-  const droppedAfter = after.messages.map((_, i) => i).filter((i) => isPreamble(after, i) && !keptAfter.has(i));
-  const restored = target.messages.flatMap((e) => (e.kind === 'before' && isPreamble(before, e.index) ? [e.index] : []));
+  const afterPreamble = preambleLength(after);
+  const beforePreamble = preambleLength(before);
+  const droppedAfter = after.messages.map((_, i) => i).filter((i) => i < afterPreamble && !keptAfter.has(i));
+  const restored = target.messages.flatMap((e) => (e.kind === 'before' && e.index < beforePreamble ? [e.index] : []));
   if (droppedAfter.length !== restored.length) return undefined;
   const edits: TextEdit[] = [];
   for (let k = 0; k < restored.length; k++) {
@@ -269,26 +286,29 @@ function replaceOutOfArray(rewrite: Rewrite, target: FixTarget, src: Sources): T
 function messageChanges(rewrite: Rewrite, target: FixTarget, src: Sources, changes: ArrayChanges): boolean {
   const { before, after } = rewrite;
   const kept = new Map(target.messages.flatMap((e) => (e.kind === 'after' ? [[e.index, e.removed] as const] : [])));
-  for (let i = 0; i < after.messages.length; i++) {
+  for (let i = preambleLength(after); i < after.messages.length; i++) {
     const message = after.messages[i];
-    if (!message || isPreamble(after, i)) continue;
+    if (!message) continue;
     const removed = kept.get(i);
     if (removed === undefined && !deleteFromMessage(changes, after, message, 'all')) return false;
     if (removed?.size && !deleteFromMessage(changes, after, message, [...removed])) return false;
   }
+  const beforePreamble = preambleLength(before);
+  const inserted = target.messages.some((e) => e.kind === 'marker' || (e.kind === 'before' && e.index >= beforePreamble));
+  if (!inserted) return true;
+  const change = changes.of(after.messagesSource);
+  if (!change) return false;
+  const points = insertionPoints(change, after, target);
   for (let t = 0; t < target.messages.length; t++) {
     const entry = target.messages[t];
-    if (!entry || entry.kind === 'after') continue;
-    let text: string | undefined;
-    if (entry.kind === 'marker') text = markerElement(after.format, entry.text, src.style);
-    else {
-      const message = before.messages[entry.index];
-      if (!message || isPreamble(before, entry.index)) continue;
-      text = messageElementText(after.format, message, src.beforeText, src.style);
-    }
-    const change = changes.of(after.messagesSource);
-    if (!change || text === undefined) return false;
-    insertAt(change, insertionPoint(change, after, target, t), text);
+    if (!entry || entry.kind === 'after' || (entry.kind === 'before' && entry.index < beforePreamble)) continue;
+    const message = entry.kind === 'before' ? before.messages[entry.index] : undefined;
+    const text =
+      entry.kind === 'marker'
+        ? markerElement(after.format, entry.text, src.style)
+        : message && messageElementText(after.format, message, src.beforeText, src.style);
+    if (text === undefined) return false;
+    insertAt(change, points[t] ?? change.array.items.length, text);
   }
   return true;
 }
