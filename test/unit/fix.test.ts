@@ -1,4 +1,6 @@
 import { test } from 'node:test';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import assert from 'node:assert/strict';
 import { applyEdits, arrayEdits, parseArrayAt } from '../../src/core/fix/edits';
 import { planFix } from '../../src/core/fix/plan';
@@ -228,4 +230,22 @@ test('when no whole-pair fix is acceptable the plan falls back to the window bef
   assertOnlyLineChanged(text, edited, 2);
   assert.deepEqual((valuesOf(edited, 2) as { messages: unknown[] }).messages, messages);
   assert.equal(judgeRewrite(rewriteOnLine(nativeAdapter, edited, 2)).decision, 'patch');
+});
+
+test('the seed incident of examples/ (tool_use stripped, result pending, query_db dropped) is fixed by restoring the call and schema', () => {
+  const text = fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'seed-incident.trace.jsonl'), 'utf8');
+  const line = text.split('\n').findIndex((l) => l.includes('"type":"rewrite"'));
+  const rewrite = rewriteOnLine(nativeAdapter, text, line);
+  const rules = new Set(judgeRewrite(rewrite).findings.map((f) => f.rule));
+  for (const rule of ['tool-result-orphaned', 'schema-dropped'] as const) assert.ok(rules.has(rule), rule);
+  const plan = planFix(rewrite, text);
+  assert.ok(plan && plan.edits.length > 0);
+  assert.notEqual(plan.verdict.decision, 'abort');
+  const ids = plan.window.messages.flatMap((m) => m.blocks.flatMap((b) => (b.kind === 'tool_call' ? [`call ${b.name}`] : b.kind === 'tool_result' ? ['result'] : [])));
+  assert.deepEqual(ids, ['call query_db', 'result']);
+  assert.ok(plan.window.tools.some((t) => t.name === 'query_db'));
+  assert.ok(plan.window.messages.filter((m) => m.elision).length <= 1);
+  const edited = applyEdits(text, plan.edits);
+  assertOnlyLineChanged(text, edited, line);
+  assert.notEqual(judgeRewrite(rewriteOnLine(nativeAdapter, edited, line)).decision, 'abort');
 });
