@@ -1,6 +1,6 @@
 /**
  * Property tests (fast-check) over random native-trace windows: pure appends
- * are patch, cutting a consumed pair aborts, the fix planner never leaves an
+ * are patch, cutting a consumed pair aborts (also by editing one member), the fix planner never leaves an
  * abort (judged directly and after applying its edits to the JSONL text), and
  * no input crashes the parser or the checker.
  */
@@ -133,9 +133,10 @@ test('(c) the fix planner never leaves an abort, judged directly and after apply
     keepCall: fc.array(fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)), { minLength: 40, maxLength: 40 }),
     keepTool: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
     dropTools: fc.boolean(),
+    edit: fc.option(fc.nat(), { nil: undefined }),
   });
   fc.assert(
-    fc.property(arb, ({ window, unanswered, keep, keepCall, keepTool, dropTools }) => {
+    fc.property(arb, ({ window, unanswered, keep, keepCall, keepTool, dropTools, edit }) => {
       let messages = window.messages;
       if (unanswered && messages[messages.length - 1]?.role === 'tool') {
         while (messages[messages.length - 1]?.role === 'tool') messages = messages.slice(0, -1);
@@ -145,6 +146,11 @@ test('(c) the fix planner never leaves an abort, judged directly and after apply
       const proposal = messages
         .filter((_, i) => i === 0 || keep[i % keep.length])
         .map((m) => (m.tool_calls ? { ...m, tool_calls: m.tool_calls.filter(() => keepCall[call++ % keepCall.length]) } : m));
+      const editable = proposal.flatMap((m, i) => (m.role === 'tool' || m.tool_calls?.length ? [i] : []));
+      const at = edit === undefined || !editable.length ? undefined : editable[edit % editable.length];
+      const target = at === undefined ? undefined : proposal[at];
+      if (at !== undefined && target?.role === 'tool') proposal[at] = { ...target, content: `${target.content} (edited)` };
+      else if (at !== undefined && target?.tool_calls?.[0]) proposal[at] = { ...target, tool_calls: [{ ...target.tool_calls[0], input: { n: -1 } }, ...target.tool_calls.slice(1)] };
       const rewrite: Record<string, unknown> = { source: 'compaction', messages: proposal };
       if (dropTools) rewrite['tools'] = TOOLS.filter((_, i) => keepTool[i]);
       const text = traceText({ messages, boundary }, rewrite);
