@@ -179,6 +179,40 @@ test('(c) the fix planner never leaves an abort, judged directly and after apply
   assert.ok(aborted > 20, `only ${aborted} of the random compactions aborted`);
 });
 
+/** Messages with ids from a small pool: duplicates, orphans and results before their calls all happen. */
+const messyArb = fc.array(
+  fc.oneof(
+    fc.record({ role: fc.constantFrom('user', 'assistant'), content: textArb }),
+    fc.record({
+      role: fc.constant('assistant'),
+      content: fc.constant(''),
+      tool_calls: fc.array(fc.record({ id: fc.constantFrom('k0', 'k1', 'k2'), name: fc.constantFrom(...TOOL_NAMES), input: fc.record({ n: fc.nat(3) }) }), { minLength: 1, maxLength: 3 }),
+    }),
+    fc.record({ role: fc.constant('tool'), tool_call_id: fc.constantFrom('k0', 'k1', 'k2', 'k3'), content: textArb }),
+  ),
+  { minLength: 1, maxLength: 10 },
+) as fc.Arbitrary<Msg[]>;
+
+test('(c) on windows already broken before the rewrite: planFix never throws and never plans an abort', () => {
+  const arb = fc.record({ messages: messyArb, boundary: fc.nat(), keep: fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), dropTools: fc.boolean() });
+  fc.assert(
+    fc.property(arb, ({ messages, boundary, keep, dropTools }) => {
+      const proposal = messages.filter((_, i) => keep[i % keep.length]);
+      const rewrite: Record<string, unknown> = { source: 'compaction', messages: proposal };
+      if (dropTools) rewrite['tools'] = TOOLS.slice(1);
+      const text = traceText({ messages, boundary: boundary % (messages.length + 1) }, rewrite);
+      const step = rewriteOf(text);
+      const plan = planFix(step, text);
+      if (!plan) return;
+      assert.notEqual(plan.verdict.decision, 'abort');
+      if (!plan.edits.length) return;
+      const recheck = judgeRewrite(rewriteOf(applyEdits(text, plan.edits)));
+      assert.notEqual(recheck.decision, 'abort', JSON.stringify({ plan: plan.description, rules: recheck.findings.map((f) => f.message) }));
+    }),
+    { numRuns: 200 },
+  );
+});
+
 /** An Anthropic request log of two lines: a request with its response, then a random compaction of both. */
 const anthropicLogArb = fc
   .record({
