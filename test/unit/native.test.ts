@@ -3,13 +3,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { nativeAdapter, windowFromObject } from '../../src/core/formats/native';
 import { detectFormat } from '../../src/core/formats/registry';
 import { inputFromFile, inputFromText, linesFromChunks } from '../../src/core/io';
 import type { ContextWindow, Rewrite, ToolCall, ToolResult } from '../../src/core/model';
 import { splitLines } from '../../src/core/text';
 import type { TranscriptEvent } from '../../src/core/transcript';
-import { assistant, call, result, rewrite, system, tool, trace, user, windowEvent } from '../support/trace';
+import { assistant, call, check, result, rewrite, system, tool, trace, user, windowEvent } from '../support/trace';
 
 function read(text: string): TranscriptEvent[] {
   return [...nativeAdapter.read(inputFromText('t.jsonl', text))];
@@ -112,4 +113,31 @@ test('lines spanning chunk boundaries are joined once with correct offsets', () 
   const content = 'ab\ncdef\n\nghi\r\nj';
   const chunks = ['a', 'b\ncd', 'ef', '\n', '\ngh', 'i\r', '\nj'];
   assert.deepEqual([...linesFromChunks(chunks)], [...splitLines(content)]);
+});
+
+test('property: no sequence of lines crashes the native reader or the checks', () => {
+  const message = fc.record(
+    {
+      role: fc.constantFrom('system', 'user', 'assistant', 'tool', 'robot'),
+      content: fc.oneof(fc.string(), fc.constant(null), fc.array(fc.oneof(fc.string(), fc.json().map((j) => JSON.parse(j) as unknown)))),
+      tool_calls: fc.array(fc.record({ id: fc.oneof(fc.constantFrom('a', 'b'), fc.integer()), name: fc.constantFrom('f', 'g'), input: fc.json().map((j) => JSON.parse(j) as unknown) }, { requiredKeys: [] }), { maxLength: 2 }),
+      tool_call_id: fc.oneof(fc.constantFrom('a', 'b'), fc.integer()),
+      elision: fc.boolean(),
+    },
+    { requiredKeys: ['role'] },
+  );
+  const tools = fc.array(fc.record({ name: fc.constantFrom('f', 'g', 7), version: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] }), { maxLength: 3 });
+  const event = fc.oneof(
+    fc.record({ type: fc.constant('window'), tools, messages: fc.array(message, { maxLength: 5 }), boundary: fc.oneof(fc.integer({ min: -2, max: 8 }), fc.string()) }, { requiredKeys: ['type'] }),
+    fc.record({ type: fc.constantFrom('generate', 'append'), messages: fc.array(message, { maxLength: 3 }) }, { requiredKeys: ['type'] }),
+    fc.record({ type: fc.constant('rewrite'), source: fc.constantFrom('policy', 'compaction', 'self_edit', 'runtime', 'x'), tools, messages: fc.array(message, { maxLength: 5 }), applied: fc.boolean() }, { requiredKeys: ['type'] }),
+  );
+  const line = fc.oneof({ weight: 5, arbitrary: event.map((e) => JSON.stringify(e)) }, { weight: 1, arbitrary: fc.string() });
+  fc.assert(
+    fc.property(fc.array(line, { maxLength: 8 }), (lines) => {
+      const report = check([JSON.stringify({ type: 'prefix-lens/trace', version: 1 }), ...lines].join('\n'));
+      return report.findings.every((f) => f.range.start >= 0 && f.range.end >= f.range.start);
+    }),
+    { numRuns: 300 },
+  );
 });
