@@ -17,7 +17,7 @@
 import { alignMessages, inferBoundary } from '../align';
 import type { FixPlan } from '../api';
 import type { StepVerdict } from '../findings';
-import { judgeRewrite } from '../guard';
+import { judgeRewrite, type GuardOptions } from '../guard';
 import type { Block, ContextWindow, Message, Rewrite, ToolCall, ToolSchema } from '../model';
 import { RenderCache } from '../render';
 import { isElisionMarker } from '../rules/elision-unmarked';
@@ -29,6 +29,8 @@ import type { FixTarget, TargetMessage, TargetTool } from './target';
 export interface PlanFixOptions {
   /** The text the window before the rewrite was read from, when it is another file (compare snapshots). */
   readonly beforeText?: string;
+  /** How the plan is judged (token counting for the cache impact, a shared engine context, the before file). */
+  readonly guard?: GuardOptions;
 }
 
 /** What the planner did, in words. */
@@ -299,7 +301,7 @@ function fallbackPlan(rewrite: Rewrite, why: StepVerdict, sourceText: string | u
     title: 'Revert the rewrite',
     description: `No whole-pair compaction of this rewrite is acceptable (${reasons || 'still abort'}); falling back to the window before the rewrite, unchanged.`,
     window,
-    verdict: judgeRewrite({ ...rewrite, after: window }),
+    verdict: judgeRewrite({ ...rewrite, after: window }, options.guard),
     edits: sourceText === undefined ? [] : (fixEdits(rewrite, target, sourceText, options.beforeText ?? sourceText) ?? []),
   };
 }
@@ -311,9 +313,9 @@ function fallbackPlan(rewrite: Rewrite, why: StepVerdict, sourceText: string | u
  * source ranges (made in code) or no text was given.
  */
 export function planFix(rewrite: Rewrite, sourceText?: string, options: PlanFixOptions = {}): FixPlan | undefined {
-  if (judgeRewrite(rewrite).decision !== 'abort') return undefined;
+  if (judgeRewrite(rewrite, options.guard).decision !== 'abort') return undefined;
   const { target, window, notes } = wholePairTarget(rewrite);
-  const verdict = judgeRewrite({ ...rewrite, after: window });
+  const verdict = judgeRewrite({ ...rewrite, after: window }, options.guard);
   if (verdict.decision === 'abort') return fallbackPlan(rewrite, verdict, sourceText, options);
   const edits = sourceText === undefined ? [] : (fixEdits(rewrite, target, sourceText, options.beforeText ?? sourceText) ?? []);
   return { title: titleOf(notes), description: describe(notes), window, verdict, edits };
