@@ -167,8 +167,6 @@ function continueResponses(previous: LoggedExchange | undefined, current: Parsed
 }
 
 function continues(previous: LoggedExchange, state: ServerState): boolean {
-  if (state.kind === 'previous_response_id') return asString(prop(previous.responseBody, 'id')) === state.id;
-  const responseConversation = prop(previous.responseBody, 'conversation');
-  const ids = [previous.request.window.serverState, { id: asString(responseConversation) ?? asString(prop(responseConversation, 'id')) }];
-  return ids.some((s) => s?.id === state.id && s.id !== undefined);
+  if (state.kind === 'previous_response_id') return previous.responseId === state.id;
+  return previous.request.window.serverState?.id === state.id || previous.responseConversation === state.id;
 }

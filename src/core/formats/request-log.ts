@@ -25,9 +25,9 @@ import { finding } from '../findings';
 import type { JsonNode, JsonObject } from '../json/parse';
 import { parseJson, prop } from '../json/parse';
 import type { ContextWindow, FormatId, Message } from '../model';
-import type { SourceRange } from '../text';
+import type { SourceLine, SourceRange } from '../text';
 import type { TranscriptEvent, TranscriptInput } from '../transcript';
-import { asObject, bodyOf } from './provider-common';
+import { asObject, asString, bodyOf } from './provider-common';
 
 /** A request body read into a window. */
 export interface ParsedRequest {
@@ -45,7 +45,10 @@ export interface LoggedExchange {
   readonly request: ParsedRequest;
   /** The model's output, appended at the frontier. */
   readonly response: readonly Message[];
-  readonly responseBody?: JsonNode;
+  /** The logged response's `id` (Responses: what `previous_response_id` names). */
+  readonly responseId?: string;
+  /** The conversation the logged response belongs to (Responses `conversation`). */
+  readonly responseConversation?: string;
 }
 
 /** What a continuation through server state resolves to. */
@@ -83,28 +86,60 @@ type RecordOrFinding = { readonly record: LogRecord } | { readonly finding: Find
 /** Reads a file of this provider's requests as one window or a request log. */
 export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): Generator<TranscriptEvent> {
   let previous: LoggedExchange | undefined;
-  for (const item of logRecords(input)) {
-    if ('finding' in item) {
-      yield { kind: 'finding', finding: item.finding };
-      continue;
-    }
-    const exchange = exchangeOf(item.record, codec);
-    if ('finding' in exchange) {
-      yield { kind: 'finding', finding: exchange.finding };
-      continue;
-    }
-    const current = codec.readRequest(exchange.request);
-    const continuation = codec.continueFrom?.(previous, current) ?? { kind: 'self-contained' };
-    if (continuation.kind === 'unknown-state') {
-      yield { kind: 'finding', finding: unknownStateFinding(item.record, codec, continuation.reason) };
-    } else if (previous) {
-      const after = continuation.kind === 'continued' ? continuation.window : current.window;
-      yield { kind: 'step', rewrite: { source: 'request', before: consumedWindow(previous), after, applied: true, range: item.record.range } };
-    }
-    yield { kind: 'window', window: current.window };
-    const effective = continuation.kind === 'continued' ? { ...current, window: continuation.window } : current;
-    previous = { request: effective, response: codec.readResponse(exchange.response), responseBody: exchange.response };
+  const records = logRecords(input);
+  for (;;) {
+    // Plain locals, cleared before the next line is read: a generator keeps
+    // stale locals alive, and they would pin the previous line's parse tree.
+    let outcome: RecordOutcome | undefined = nextOutcome(records, previous, codec);
+    if (!outcome) return;
+    previous = outcome.next ?? previous;
+    let events: readonly TranscriptEvent[] | undefined = outcome.events;
+    outcome = undefined;
+    yield* events;
+    events = undefined;
   }
+}
+
+interface RecordOutcome {
+  readonly events: readonly TranscriptEvent[];
+  /** The new state to judge the next request against; undefined when the record was not a request. */
+  readonly next?: LoggedExchange;
+}
+
+/** Reads the next record and judges it; undefined at the end of the file. */
+function nextOutcome(records: Iterator<RecordOrFinding>, previous: LoggedExchange | undefined, codec: ProviderCodec): RecordOutcome | undefined {
+  const item = records.next();
+  if (item.done) return undefined;
+  if ('finding' in item.value) return { events: [{ kind: 'finding', finding: item.value.finding }] };
+  return judgeRecord(item.value.record, previous, codec);
+}
+
+/** The events of one record: the step against the previous exchange (if any), then the request's window. */
+function judgeRecord(record: LogRecord, previous: LoggedExchange | undefined, codec: ProviderCodec): RecordOutcome {
+  const exchange = exchangeOf(record, codec);
+  if ('finding' in exchange) return { events: [{ kind: 'finding', finding: exchange.finding }] };
+  const current = codec.readRequest(exchange.request);
+  const continuation = codec.continueFrom?.(previous, current) ?? { kind: 'self-contained' };
+  const events: TranscriptEvent[] = [];
+  if (continuation.kind === 'unknown-state') {
+    events.push({ kind: 'finding', finding: unknownStateFinding(record, codec, continuation.reason) });
+  } else if (previous) {
+    const after = continuation.kind === 'continued' ? continuation.window : current.window;
+    events.push({ kind: 'step', rewrite: { source: 'request', before: consumedWindow(previous), after, applied: true, range: record.range } });
+  }
+  events.push({ kind: 'window', window: current.window });
+  const effective = continuation.kind === 'continued' ? { ...current, window: continuation.window } : current;
+  return { events, next: loggedExchange(effective, exchange.response, codec) };
+}
+
+function loggedExchange(request: ParsedRequest, response: JsonNode | undefined, codec: ProviderCodec): LoggedExchange {
+  const conversation = prop(response, 'conversation');
+  return {
+    request,
+    response: codec.readResponse(response),
+    responseId: asString(prop(response, 'id')),
+    responseConversation: asString(conversation) ?? asString(prop(conversation, 'id')),
+  };
 }
 
 /** The previous request plus its response, everything consumed. */
@@ -159,13 +194,18 @@ function* logRecords(input: TranscriptInput): Generator<RecordOrFinding> {
   let ordinal = 0;
   for (const line of input.lines()) {
     if (line.text.trim() === '') continue;
-    ordinal++;
-    const range = { start: line.offset, end: line.offset + line.text.length };
-    const bom = line.index === 0 && line.text.charCodeAt(0) === 0xfeff ? 1 : 0;
-    const parsed = parseJson(bom ? line.text.slice(1) : line.text, line.offset + bom);
-    if (parsed.ok) yield { record: { node: parsed.node, range, ordinal } };
-    else yield { finding: invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
+    let record: RecordOrFinding | undefined = lineRecord(line, ++ordinal);
+    yield record;
+    record = undefined; // do not pin this line's parse tree while the next line is read
   }
+}
+
+function lineRecord(line: SourceLine, ordinal: number): RecordOrFinding {
+  const range = { start: line.offset, end: line.offset + line.text.length };
+  const bom = line.index === 0 && line.text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const parsed = parseJson(bom ? line.text.slice(1) : line.text, line.offset + bom);
+  if (parsed.ok) return { record: { node: parsed.node, range, ordinal } };
+  return { finding: invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
 }
 
 function* wholeFileRecords(text: string): Generator<RecordOrFinding> {
