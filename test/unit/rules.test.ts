@@ -217,3 +217,38 @@ test('a result whose call lives in server state is info server-state-pairing, no
   assert.deepEqual(verdict.findings.map((f) => [f.rule, f.severity]), [['server-state-pairing', 'info']]);
   assert.equal(verdict.decision, 'patch');
 });
+
+test('prefix-mutated points at the changed block in the proposal, related to the bytes the model read', () => {
+  const edited = history.map((m, i) => (i === 1 ? user('Read b.txt') : m));
+  const text = trace(windowEvent(tools, history), rewrite('runtime', { messages: edited }));
+  const report = check(text);
+  const f = report.findings.find((x) => x.rule === 'prefix-mutated');
+  assert.equal(text.slice(f?.range.start, f?.range.end), '"Read b.txt"');
+  assert.ok((f?.range.start ?? 0) > text.indexOf('{"type":"rewrite"'));
+  const original = f?.related?.[0]?.range;
+  assert.equal(text.slice(original?.start, original?.end), '"Read a.txt"');
+  assert.ok((original?.start ?? 0) < text.indexOf('{"type":"rewrite"'));
+});
+
+test('tool registry changes: same-meaning re-render is render-unstable, reorder or addition is prefix-mutated, nothing consumed is a patch', () => {
+  const reordered = { name: 'read_file', input_schema: { type: 'object' }, version: '1' };
+  const drift = check(trace(windowEvent(tools, history), rewrite('policy', { tools: [reordered, tools[1] as Json] })));
+  assert.deepEqual(drift.steps[0]?.rules, ['render-unstable']);
+  assert.match(drift.findings[0]?.message ?? '', /key order/);
+  const swapped = check(trace(windowEvent(tools, history), rewrite('policy', { tools: [tools[1] as Json, tools[0] as Json] })));
+  assert.equal(swapped.steps[0]?.decision, 'defer');
+  assert.deepEqual(swapped.steps[0]?.rules, ['prefix-mutated']);
+  const added = check(trace(windowEvent(tools, history), rewrite('policy', { tools: [...tools, tool('write_file')] })));
+  assert.deepEqual(added.steps[0]?.rules, ['prefix-mutated']);
+  const fresh = check(trace(windowEvent(tools, history.slice(0, 2), 0), rewrite('policy', { tools: [tool('write_file')] })));
+  assert.equal(fresh.steps[0]?.decision, 'patch', 'the model has read nothing yet');
+});
+
+test('a consumed message inserted into history is prefix-mutated at the inserted message', () => {
+  const inserted = [...history.slice(0, 2), user('(injected)'), ...history.slice(2)];
+  const text = trace(windowEvent(tools, history), rewrite('runtime', { messages: inserted }));
+  const report = check(text);
+  assert.deepEqual(report.steps[0]?.rules, ['prefix-mutated']);
+  const f = report.findings[0];
+  assert.equal(text.slice(f?.range.start, f?.range.end), '{"role":"user","content":"(injected)"}');
+});
