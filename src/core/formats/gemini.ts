@@ -20,7 +20,7 @@ import { prop, type JsonArray, type JsonNode, type JsonObject } from '../json/pa
 import type { Block, ContextWindow, Message, ToolCall, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
 import { readRequestLog, type ParsedRequest, type ProviderCodec } from './request-log';
-import { asArray, asString, headMatches, neutralRole, rangeOf } from './wild/common';
+import { asArray, asString, neutralRole, rangeOf } from './wild/common';
 
 /** A fresh codec per read: it remembers the length of the last request, where the logged response's turn goes. */
 export function geminiCodec(): ProviderCodec {
@@ -41,7 +41,7 @@ export function geminiCodec(): ProviderCodec {
 export const geminiAdapter: FormatAdapter = {
   id: 'gemini',
   label: 'Gemini generateContent request bodies',
-  sniff: (head) => headMatches(head, /"contents"\s*:\s*\[\s*\{[^]*"parts"\s*:\s*\[/) && !headMatches(head, /"messages"\s*:\s*\[/),
+  sniff: (head) => /"contents"\s*:\s*\[\s*\{/.test(head) && /"parts"\s*:\s*\[/.test(head) && !/"messages"\s*:\s*\[/.test(head),
   read: (input) => readRequestLog(input, geminiCodec()),
 };
 

@@ -17,14 +17,14 @@ import { parseJson, prop, type JsonArray, type JsonNode } from '../json/parse';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
-import { asArray, asString, consumedBoundary, findingEvent, headMatches, neutralRole } from './wild/common';
+import { asArray, asString, consumedBoundary, findingEvent, neutralRole } from './wild/common';
 
 export const inspectAdapter: FormatAdapter = {
   id: 'inspect',
   label: 'Inspect AI eval log (.json / .eval)',
   sniff: (head) =>
     head.startsWith('PK\u0003\u0004') ||
-    headMatches(head, /^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"[a-z]+"\s*,\s*"eval"\s*:\s*\{/, /^\s*\{[^]*"eval"\s*:\s*\{[^]*"(task|task_id|run_id)"\s*:[^]*"(samples|plan|results)"\s*:/),
+    (/^\s*\{\s*"version"\s*:\s*\d+\s*,/.test(head) && /"eval"\s*:\s*\{/.test(head) && /"(task|task_id|run_id)"\s*:/.test(head)),
   read: readInspect,
 };
 

@@ -24,7 +24,9 @@ import { asArray, asString, findingEvent, headMatches, rangeOf } from './wild/co
 export const otelAdapter: FormatAdapter = {
   id: 'otel',
   label: 'Langfuse / OpenTelemetry GenAI trace export',
-  sniff: (head) => headMatches(head, /^\s*\{\s*"trace"\s*:\s*\{/, /^\s*\{\s*"observations"\s*:\s*\[/, /"observations"\s*:\s*\[\s*\{[^]*"(traceId|startTime|parentObservationId)"\s*:/),
+  sniff: (head) =>
+    headMatches(head, /^\s*\{\s*"trace"\s*:\s*\{/, /^\s*\{\s*"observations"\s*:\s*\[/) ||
+    (/"observations"\s*:\s*\[\s*\{/.test(head) && /"(traceId|parentObservationId)"\s*:/.test(head)),
   read: readOtel,
 };
 
