@@ -146,6 +146,28 @@ describe('openai-chat: sniff', () => {
   });
 });
 
+describe('openai-chat: orphans', () => {
+  it('finds an unanswered call and a stray tool message in the middle of the window', () => {
+    const call = (id: string) => ({ id, type: 'function', function: { name: 'f', arguments: '{}' } });
+    const body = JSON.stringify({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: null, tool_calls: [call('call_lost'), call('call_ok')] },
+        { role: 'tool', tool_call_id: 'call_ok', content: 'ok' },
+        { role: 'tool', tool_call_id: 'call_ghost', content: '?' },
+        { role: 'assistant', content: 'done' },
+        { role: 'user', content: 'next' },
+      ],
+    });
+    const report = checkTranscript({ file: 'orphans.json', text: body }, { tokens: false });
+    const ids = (rule: string) => report.findings.filter((f) => f.rule === rule).map((f) => f.toolCallId);
+    assert.deepEqual(ids('tool-use-orphaned'), ['call_lost']);
+    assert.deepEqual(ids('tool-result-orphaned'), ['call_ghost']);
+    assert.equal(body.slice(report.findings.find((f) => f.toolCallId === 'call_lost')!.range.start).startsWith('"call_lost"'), true);
+  });
+});
+
 describe('openai-chat: bare request lines', () => {
   it('judges each request against the previous one: content null then absent is patch', () => {
     const file = path.join(PROVIDERS, 'openai-chat-log-null-content.jsonl');

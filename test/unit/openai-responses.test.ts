@@ -126,6 +126,28 @@ describe('openai-responses: server state', () => {
   });
 });
 
+describe('openai-responses: orphans', () => {
+  const fc = (id: string) => ({ type: 'function_call', call_id: id, name: 'f', arguments: '{}' });
+  const out = (id: string) => ({ type: 'function_call_output', call_id: id, output: 'ok' });
+  const input = [{ role: 'user', content: 'a' }, fc('call_lost'), fc('call_ok'), out('call_ok'), out('call_ghost'), { role: 'user', content: 'b' }];
+
+  it('finds an unanswered call and an output without its call in the middle of the input', () => {
+    const report = checkTranscript({ file: 'orphans.json', text: JSON.stringify({ model: 'gpt-5', input }) }, { tokens: false });
+    const ids = (rule: string) => report.findings.filter((f) => f.rule === rule).map((f) => f.toolCallId);
+    assert.deepEqual(ids('tool-use-orphaned'), ['call_lost']);
+    assert.deepEqual(ids('tool-result-orphaned'), ['call_ghost']);
+  });
+
+  it('with server state, the output without its call is info, the unanswered call still an orphan', () => {
+    const text = JSON.stringify({ model: 'gpt-5', previous_response_id: 'resp_0', input });
+    const report = checkTranscript({ file: 'state.json', text }, { tokens: false });
+    const ids = (rule: string) => report.findings.filter((f) => f.rule === rule).map((f) => f.toolCallId);
+    assert.deepEqual(ids('server-state-pairing'), ['call_ghost']);
+    assert.deepEqual(ids('tool-result-orphaned'), []);
+    assert.deepEqual(ids('tool-use-orphaned'), ['call_lost']);
+  });
+});
+
 describe('openai-responses: the recorded corpus and the sniff', () => {
   it('parses every file with no crash and no error finding', () => {
     for (const file of corpusFiles('openai-responses')) {
