@@ -10,6 +10,7 @@
  * edited alone (a runtime truncating tool output before the model reads it):
  * that is a patch; a call edited alone, or a consumed result edited alone, is not.
  */
+import { SAME } from '../align';
 import type { RewriteAnalysis } from '../analysis';
 import { finding, type Finding } from '../findings';
 import { callMeaning, resultMeaning } from '../meaning';
@@ -43,6 +44,8 @@ export function checkPairStraddled(a: RewriteAnalysis): Finding[] {
 /** Cheap byte comparison first; meaning only when the bytes differ. */
 function changed(a: RewriteAnalysis, before: Member, after: Member, meaningDiffers: () => boolean): boolean {
   if (before.message === after.message && after.message < a.commonMessages) return false;
+  const { afterOrigin, afterKind } = a.alignment;
+  if (afterOrigin[after.message] === before.message && afterKind[after.message] === SAME && before.block === after.block) return false;
   const beforeMessage = a.rewrite.before.messages[before.message];
   const afterMessage = a.rewrite.after.messages[after.message];
   if (!beforeMessage || !afterMessage) return false;
