@@ -8,8 +8,9 @@ const launcher = process.env.PREFIX_LENS_VSCODE ?? new URL('./scripts/vscode/lau
 
 export default defineConfig({
   label: 'extension-host',
-  files: 'out/test/suite/**/*.test.js',
-  workspaceFolder: './test/vscode/workspace',
+  // activation first: it checks that nothing activated the extension before a JSON file opened.
+  files: ['out/test/suite/activation.test.js', 'out/test/suite/**/*.test.js'],
+  workspaceFolder: './test/fixtures/vscode',
   ...(launcher === 'desktop' ? {} : { useInstallation: { fromPath: launcher } }),
-  mocha: { ui: 'tdd', timeout: 30_000, color: false },
+  mocha: { ui: 'tdd', timeout: 90_000, color: false },
 });

@@ -91,6 +91,8 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Keep the server's output on our stderr. */
   readonly verbose?: boolean;
+  /** A fixed port (default: a free one). */
+  readonly port?: number;
 }
 
 export interface RunningCodeServer {
@@ -108,7 +110,7 @@ export interface RunningCodeServer {
 /** Starts code-server detached (its own process group) and waits for `/healthz`. */
 export async function startCodeServer(options: StartOptions = {}): Promise<RunningCodeServer> {
   const bin = ensureCodeServer();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const root = mkdtempSync(join(tmpdir(), 'prefix-lens-vscode-'));
   const dirs = { ud: join(root, 'user-data'), ext: join(root, 'extensions'), cfg: join(root, 'config'), data: join(root, 'data') };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });

@@ -37,7 +37,7 @@ function parseArgs(argv: readonly string[]): LaunchArgs {
 /** Workbench chatter that is not the suite's output (set PREFIX_LENS_VERBOSE=1 to see it). */
 function isNoise(text: string): boolean {
   if (process.env.PREFIX_LENS_VERBOSE === '1') return false;
-  return /^(Resolv|Creating a socket|Updating additional|\[Service Worker\]|ChatSessionStore|getaddrinfo ENOTFOUND|\s+at )/.test(text);
+  return /^(Resolv|Creating a socket|Creation of workbench contribution|Updating additional|\[Service Worker\]|ChatSessionStore|getaddrinfo ENOTFOUND|\s+at )/.test(text);
 }
 
 /** The test runner path as VS Code loads it: a module path without `.js`. */

@@ -16,7 +16,7 @@ export class Checker implements vscode.Disposable {
   private readonly status = vscode.window.createStatusBarItem('prefixLens.progress', vscode.StatusBarAlignment.Left, 100);
   private running = 0;
   /** How many checks ran where (tests read it through the extension's API). */
-  readonly stats = { inline: 0, worker: 0 };
+  readonly stats = { inline: 0, worker: 0, failures: [] as string[] };
 
   constructor(private readonly workerScript: string) {
     this.status.name = 'Prefix Lens: checking';
@@ -30,7 +30,10 @@ export class Checker implements vscode.Disposable {
     try {
       if (request.text.length >= thresholdBytes) {
         this.stats.worker++;
-        return await this.inWorker(request);
+        return await this.inWorker(request).catch((error: unknown) => {
+          this.stats.failures.push(String(error));
+          throw error;
+        });
       }
       this.stats.inline++;
       return runCheck(request);

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { Report, StepReport } from '../core/api';
+import type { Finding, RuleId } from '../core/findings';
 import type { Sessions } from './sessions';
 import { readSettings } from './settings';
 
@@ -23,11 +24,19 @@ export function stepLensTitle(report: Report, step: StepReport): string {
   return parts.join(' · ');
 }
 
-/** The step's most severe finding: an abort reason first. */
-function leadingFinding(report: Report, step: StepReport) {
+/** Which reason the lens names first: pairing breaks, then schema, then the rest by severity. */
+const LEAD_ORDER: readonly RuleId[] = ['tool-result-orphaned', 'tool-use-orphaned', 'pair-straddled', 'schema-dropped', 'schema-changed'];
+
+function leadRank(finding: Finding): number {
+  const named = LEAD_ORDER.indexOf(finding.rule);
+  if (named >= 0) return named;
+  return LEAD_ORDER.length + { error: 0, warning: 1, info: 2 }[finding.severity];
+}
+
+/** The finding the lens names: the most telling abort reason first (stable for ties). */
+function leadingFinding(report: Report, step: StepReport): Finding | undefined {
   const own = report.findings.filter((f) => f.step === step.index);
-  const rank = { error: 0, warning: 1, info: 2 } as const;
-  return [...own].sort((a, b) => rank[a.severity] - rank[b.severity])[0];
+  return [...own].sort((a, b) => leadRank(a) - leadRank(b))[0];
 }
 
 export class StepCodeLenses implements vscode.CodeLensProvider, vscode.Disposable {

@@ -96,6 +96,13 @@ export class Session implements TranscriptSession {
   }
 }
 
+function tabUris(tab: vscode.Tab): vscode.Uri[] {
+  const input = tab.input;
+  if (input instanceof vscode.TabInputText) return [input.uri];
+  if (input instanceof vscode.TabInputTextDiff) return [input.original, input.modified];
+  return [];
+}
+
 export class Sessions implements SessionRegistry, vscode.Disposable {
   private readonly byUri = new Map<string, Session>();
   private lastActive: Session | undefined;
@@ -117,6 +124,8 @@ export class Sessions implements SessionRegistry, vscode.Disposable {
       vscode.workspace.onDidOpenTextDocument((d) => void this.open(d)),
       vscode.workspace.onDidCloseTextDocument((d) => this.close(d.uri)),
       vscode.window.onDidChangeActiveTextEditor((e) => this.updateActive(e)),
+      vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => void this.open(e.document))),
+      vscode.window.tabGroups.onDidChangeTabs((e) => this.closeUntabbed(e.closed)),
       vscode.window.onDidChangeTextEditorSelection((e) => this.get(e.textEditor.document.uri)?.followCursor(e.textEditor.document.offsetAt(e.selections[0]?.active ?? new vscode.Position(0, 0)))),
     );
   }
@@ -189,6 +198,16 @@ export class Sessions implements SessionRegistry, vscode.Disposable {
       this.lastActive = undefined;
       this.activeChanged.fire(this.active());
     }
+  }
+
+  /**
+   * A document stays open in the extension host for a while after its last
+   * editor closes; the user closed the file, so end its session (and its
+   * diagnostics) when its last tab goes. Showing it again reopens the session.
+   */
+  private closeUntabbed(closed: readonly vscode.Tab[]): void {
+    const open = new Set(vscode.window.tabGroups.all.flatMap((g) => g.tabs.flatMap(tabUris)).map((u) => u.toString()));
+    for (const uri of closed.flatMap(tabUris)) if (!open.has(uri.toString())) this.close(uri);
   }
 
   private updateActive(editor: vscode.TextEditor | undefined): void {

@@ -1,0 +1,79 @@
+/**
+ * `npm start`: the Prefix Lens demo in a real VS Code. Installs code-server
+ * once (cached in .vscode-test/code-server/, ~2 minutes the first time),
+ * starts it, loads the extension from source (development mode) and opens
+ * `examples/` with the seed incident transcript, then prints the URL.
+ *
+ *   npm start                       # serve until Ctrl+C
+ *   npm start -- --port 8080        # a fixed port
+ *   npm start -- --screenshot FILE  # headless check: open it, save a screenshot, exit
+ */
+import { join, resolve } from 'node:path';
+import { launchChromium, newWorkbenchPage } from './vscode/browser';
+import { ensureCodeServer, ensureDir, REPO_ROOT, startCodeServer, workbenchUrl, type RunningCodeServer } from './vscode/codeServer';
+
+interface StartArgs {
+  readonly screenshot?: string;
+  readonly port?: number;
+}
+
+function parseArgs(argv: readonly string[]): StartArgs {
+  const at = (flag: string) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const screenshot = at('--screenshot');
+  const port = at('--port');
+  return { ...(screenshot && { screenshot: resolve(screenshot) }), ...(port && { port: Number(port) }) };
+}
+
+async function takeScreenshot(server: RunningCodeServer, url: string, file: string): Promise<void> {
+  const browser = await launchChromium();
+  try {
+    const page = await newWorkbenchPage(browser);
+    page.setDefaultTimeout(90_000);
+    await page.goto(url);
+    await page.locator('.codelens-decoration', { hasText: 'Step 1/1' }).first().waitFor();
+    await page.locator('.squiggly-error').first().waitFor();
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: ensureDir(file) });
+    console.log(`Screenshot: ${file}`);
+  } finally {
+    await browser.close();
+    void server;
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  ensureCodeServer((line) => console.log(line));
+  const server = await startCodeServer({ ...(args.port !== undefined && { port: args.port }) });
+  const stop = async () => {
+    await server.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  const url = workbenchUrl(server, {
+    folder: join(REPO_ROOT, 'examples'),
+    extensionDevelopmentPath: [REPO_ROOT],
+    openFile: join(REPO_ROOT, 'examples', 'seed-incident.trace.jsonl'),
+  });
+  if (args.screenshot) {
+    try {
+      await takeScreenshot(server, url, args.screenshot);
+    } finally {
+      await server.stop();
+    }
+    return;
+  }
+  console.log('\nPrefix Lens is running in VS Code (code-server 4.100.3), with the extension loaded from source.');
+  console.log(`Open this URL in a browser (use exactly this host, 127.0.0.1):\n\n  ${url}\n`);
+  console.log('The seed incident transcript is open: see the CodeLens, the Problems panel, the Rewrites view,');
+  console.log('"Prefix Lens: Open Inspector" and the quick fix "Compact in whole pairs". Ctrl+C stops the server.');
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

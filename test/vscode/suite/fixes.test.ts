@@ -1,0 +1,156 @@
+/// <reference types="mocha" />
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Session } from '../../../src/extension/sessions';
+import { closeAll, codeOf, diagnosticsOf, example, fixture, openTranscript, settled, waitFor } from './helpers';
+
+async function quickFixes(session: Session, rule: string): Promise<{ actions: vscode.CodeAction[]; diagnostic: vscode.Diagnostic }> {
+  const diagnostic = await waitFor(`a ${rule} diagnostic`, () => diagnosticsOf(session.uri).find((d) => codeOf(d).value === rule));
+  const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+    'vscode.executeCodeActionProvider',
+    session.uri,
+    diagnostic.range,
+    vscode.CodeActionKind.QuickFix.value,
+  );
+  return { actions, diagnostic };
+}
+
+/** Applies a code action's edit, waits for the re-check, and returns the changed lines. */
+async function apply(session: Session, action: vscode.CodeAction): Promise<void> {
+  assert.ok(action.edit, `${action.title} carries a WorkspaceEdit`);
+  assert.equal(action.edit.entries().length, 1, 'one document in the edit');
+  const before = session.document.version;
+  assert.equal(await vscode.workspace.applyEdit(action.edit), true);
+  assert.equal(session.document.version, before + 1, 'one edit, one version: one undo step');
+  await settled(session);
+}
+
+/** Undo must restore the exact original bytes in one step. */
+async function undoRestores(session: Session, original: string): Promise<void> {
+  await vscode.window.showTextDocument(session.document);
+  await vscode.commands.executeCommand('undo');
+  await waitFor('undo', () => session.document.getText() === original);
+  assert.equal(session.document.getText(), original);
+}
+
+/** Lines outside `changed` are byte-identical (line endings included). */
+function otherLinesIdentical(before: string, after: string, changed: number[]): void {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  assert.equal(a.length, b.length, 'no lines added or removed');
+  a.forEach((line, i) => {
+    if (!changed.includes(i)) assert.equal(b[i], line, `line ${i + 1} unchanged`);
+  });
+}
+
+suite('quick fixes', () => {
+  teardown(closeAll);
+
+  test('"Compact in whole pairs" fixes the seed incident (no abort), undo restores the bytes', async () => {
+    const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
+    const original = session.document.getText();
+    const { actions } = await quickFixes(session, 'tool-result-orphaned');
+    const compact = actions.find((a) => a.title.startsWith('Compact in whole pairs'));
+    assert.ok(compact, `offered: ${actions.map((a) => a.title).join(', ')}`);
+    assert.equal(compact.isPreferred, true);
+    assert.equal(session.report?.steps[0]?.decision, 'abort');
+    await apply(session, compact);
+    const step = session.report?.steps[0];
+    assert.ok(step);
+    assert.notEqual(step.decision, 'abort', `step 1 after the fix: ${step.decision} ${step.rules.join(',')}`);
+    otherLinesIdentical(original, session.document.getText(), [4]);
+    await undoRestores(session, original);
+    await settled(session);
+    assert.equal(session.report?.steps[0]?.decision, 'abort');
+  });
+
+  test('the same fix through the session (the inspector\'s "Apply")', async () => {
+    const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
+    const original = session.document.getText();
+    const { actions } = await quickFixes(session, 'schema-dropped');
+    const compact = actions.find((a) => a.title.startsWith('Compact in whole pairs'));
+    assert.ok(compact);
+    await apply(session, compact);
+    const viaQuickFix = session.document.getText();
+    await undoRestores(session, original);
+    await settled(session);
+    assert.equal(await session.applyFix(1), true);
+    await settled(session);
+    assert.equal(session.document.getText(), viaQuickFix, 'applyFix applies exactly the quick fix edit');
+    assert.notEqual(session.report?.steps[0]?.decision, 'abort');
+    await undoRestores(session, original);
+  });
+
+  test('a multi-step trace: the aborting step 3 is fixed, steps 1–2 keep their verdicts', async () => {
+    const { session } = await openTranscript(fixture('three-steps.trace.jsonl'));
+    const original = session.document.getText();
+    const { actions } = await quickFixes(session, 'tool-result-orphaned');
+    const compact = actions.find((a) => a.title === 'Compact in whole pairs (step 3)');
+    assert.ok(compact, `offered: ${actions.map((a) => a.title).join(', ')}`);
+    await apply(session, compact);
+    assert.deepEqual(
+      session.report?.steps.map((s) => s.decision).slice(0, 2),
+      ['patch', 'defer'],
+    );
+    assert.notEqual(session.report?.steps[2]?.decision, 'abort');
+    otherLinesIdentical(original, session.document.getText(), [8]);
+    await undoRestores(session, original);
+  });
+
+  test('"Remove orphaned tool result" (Anthropic request body)', async () => {
+    const { session } = await openTranscript(fixture('anthropic-buried-orphan.json'));
+    const original = session.document.getText();
+    const { actions } = await quickFixes(session, 'tool-result-orphaned');
+    const remove = actions.find((a) => a.title === 'Remove orphaned tool result');
+    assert.ok(remove, `offered: ${actions.map((a) => a.title).join(', ')}`);
+    assert.equal(remove.isPreferred, true);
+    await apply(session, remove);
+    assert.equal(session.report?.findings.filter((f) => f.rule === 'tool-result-orphaned').length, 0);
+    assert.deepEqual(diagnosticsOf(session.uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error), []);
+    const text = session.document.getText();
+    assert.ok(!text.includes('toolu_01B'));
+    assert.ok(text.includes('"And how many were returned?"'), 'the sibling text block stays');
+    await undoRestores(session, original);
+  });
+
+  test('"Remove orphaned tool result" (OpenAI Responses, one line)', async () => {
+    const { session } = await openTranscript(fixture('openai-responses-orphan-output.json'));
+    const original = session.document.getText();
+    const { actions } = await quickFixes(session, 'tool-result-orphaned');
+    const remove = actions.find((a) => a.title === 'Remove orphaned tool result');
+    assert.ok(remove);
+    await apply(session, remove);
+    assert.equal(session.report?.findings.filter((f) => f.severity === 'error').length, 0);
+    assert.equal(session.document.lineCount, original.split('\n').length);
+    await undoRestores(session, original);
+  });
+
+  test('"Add a placeholder result for the pending call" (OpenAI Chat, parallel calls)', async () => {
+    const { session } = await openTranscript(fixture('openai-chat-pending-call.json'));
+    const original = session.document.getText();
+    const { actions } = await quickFixes(session, 'tool-use-orphaned');
+    const add = actions.find((a) => a.title === 'Add a placeholder result for the pending call');
+    assert.ok(add, `offered: ${actions.map((a) => a.title).join(', ')}`);
+    assert.equal(add.isPreferred, true);
+    await apply(session, add);
+    assert.equal(session.report?.findings.filter((f) => f.severity === 'error').length, 0);
+    const messages = JSON.parse(session.document.getText()).messages as { role: string; tool_call_id?: string }[];
+    assert.deepEqual(
+      messages.map((m) => m.tool_call_id ?? m.role),
+      ['system', 'user', 'assistant', 'call_oslo', 'call_bergen', 'user'],
+    );
+    await undoRestores(session, original);
+  });
+
+  test('"Add a placeholder result for the pending call" (native trace, buried orphan)', async () => {
+    const { session } = await openTranscript(example('buried-orphan.trace.jsonl'));
+    const original = session.document.getText();
+    const { actions } = await quickFixes(session, 'tool-use-orphaned');
+    const add = actions.find((a) => a.title === 'Add a placeholder result for the pending call');
+    assert.ok(add);
+    await apply(session, add);
+    assert.equal(session.report?.findings.filter((f) => f.rule === 'tool-use-orphaned').length, 0);
+    assert.equal(session.document.lineCount, original.split('\n').length, 'JSONL stays one event per line');
+    await undoRestores(session, original);
+  });
+});

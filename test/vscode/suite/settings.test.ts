@@ -1,0 +1,67 @@
+/// <reference types="mocha" />
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { api, closeAll, codeOf, diagnosticsOf, example, fixture, openTranscript, setSetting, waitFor } from './helpers';
+
+suite('settings', () => {
+  teardown(async () => {
+    for (const key of ['severity', 'tokenizer', 'workerThresholdBytes', 'include']) await setSetting(key, undefined);
+    await closeAll();
+  });
+
+  test('a severity override changes the diagnostic; "off" hides it; the decision stays', async () => {
+    const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
+    const orphan = () => diagnosticsOf(session.uri).find((d) => codeOf(d).value === 'tool-result-orphaned');
+    await waitFor('error', () => orphan()?.severity === vscode.DiagnosticSeverity.Error);
+    await setSetting('severity', { 'tool-result-orphaned': 'hint' });
+    await waitFor('hint', () => orphan()?.severity === vscode.DiagnosticSeverity.Hint);
+    await setSetting('severity', { 'tool-result-orphaned': 'off' });
+    await waitFor('hidden', () => orphan() === undefined && diagnosticsOf(session.uri).length > 0);
+    assert.equal(session.report?.steps[0]?.decision, 'abort');
+  });
+
+  test('the tokenizer setting changes the token counts (off = none)', async () => {
+    const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
+    const counted = session.report?.steps[0]?.boundary.tokens ?? 0;
+    assert.ok(counted > 0);
+    await setSetting('tokenizer', 'off');
+    await waitFor('no token counts', () => session.report?.steps[0]?.boundary.tokens === 0);
+    assert.equal(session.report?.tokenizer, undefined);
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', session.uri);
+    assert.ok(lenses.some((l) => l.command?.title.startsWith('Step 1/1 · ABORT')));
+    assert.ok(lenses.every((l) => !l.command?.title.includes('cache −')));
+    await setSetting('tokenizer', 'cl100k_base');
+    await waitFor('cl100k counts', () => session.report?.tokenizer?.encoding === 'cl100k_base');
+  });
+
+  test('files over the worker threshold are checked in a worker thread with the same result', async () => {
+    const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
+    const { checker, sessions } = await api();
+    await setSetting('tokenizer', 'off'); // keeps the worker's start-up light on a busy machine
+    await waitFor('an inline check without tokens', () => session.report?.tokenizer === undefined && session.report);
+    const inline = session.report;
+    const workers = checker.stats.worker;
+    await setSetting('workerThresholdBytes', 0);
+    await waitFor('a worker check', () => checker.stats.worker > workers && sessions.get(session.uri)?.report !== inline).catch((error: unknown) => {
+      throw new Error(`${String(error)}; worker failures: ${checker.stats.failures.join(' | ')}`);
+    });
+    assert.deepEqual(session.report?.findings, inline?.findings);
+    assert.deepEqual(
+      session.report?.steps.map((s) => [s.decision, s.rules]),
+      inline?.steps.map((s) => [s.decision, s.rules]),
+    );
+  });
+
+  test('prefixLens.include adds files by glob, still only when the content is a transcript', async () => {
+    const document = await vscode.workspace.openTextDocument(fixture('seed-copy.trace.log'));
+    await vscode.window.showTextDocument(document);
+    const { sessions } = await api();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(sessions.get(document.uri), undefined, 'a .log file is not a candidate by default');
+    await setSetting('include', ['**/*.log']);
+    await waitFor('a session for the included file', () => sessions.get(document.uri)?.report);
+    assert.ok(diagnosticsOf(document.uri).length > 0);
+    await setSetting('include', undefined);
+    await waitFor('dropped again', () => sessions.get(document.uri) === undefined && diagnosticsOf(document.uri).length === 0);
+  });
+});

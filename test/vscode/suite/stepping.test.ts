@@ -1,0 +1,116 @@
+/// <reference types="mocha" />
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RewriteNode } from '../../../src/extension/tree';
+import { api, closeAll, example, fixture, openTranscript, waitFor } from './helpers';
+
+const lineOf = (editor: vscode.TextEditor) => editor.selection.active.line;
+
+suite('stepping, CodeLens, tree', () => {
+  teardown(closeAll);
+
+  test('Next / Previous Rewrite and Next Violation move the selection and the selected step', async () => {
+    const { session, editor } = await openTranscript(fixture('three-steps.trace.jsonl'));
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    await vscode.commands.executeCommand('prefixLens.nextRewrite');
+    await waitFor('step 1', () => lineOf(editor) === 6);
+    assert.equal(session.selectedStep, 1);
+    await vscode.commands.executeCommand('prefixLens.nextRewrite');
+    await waitFor('step 2', () => lineOf(editor) === 7);
+    assert.equal(session.selectedStep, 2);
+    await vscode.commands.executeCommand('prefixLens.nextRewrite');
+    await waitFor('step 3', () => lineOf(editor) === 8);
+    await vscode.commands.executeCommand('prefixLens.previousRewrite');
+    await waitFor('back to step 2', () => lineOf(editor) === 7);
+    assert.equal(session.selectedStep, 2);
+
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    await vscode.commands.executeCommand('prefixLens.nextViolation');
+    const first = session.report?.findings.filter((f) => f.severity !== 'info').sort((a, b) => a.range.start - b.range.start)[0];
+    assert.ok(first);
+    await waitFor('the first violation selected', () => editor.document.offsetAt(editor.selection.start) === first.range.start);
+    assert.equal(editor.document.offsetAt(editor.selection.end), first.range.end);
+    assert.equal(session.selectedStep, first.step);
+  });
+
+  test('the cursor selects the step it is in; selectStep moves the cursor', async () => {
+    const { session, editor } = await openTranscript(fixture('three-steps.trace.jsonl'));
+    editor.selection = new vscode.Selection(8, 5, 8, 5);
+    await waitFor('cursor → step 3', () => session.selectedStep === 3);
+    let changes = 0;
+    const sub = session.onDidChange(() => changes++);
+    session.selectStep(1);
+    sub.dispose();
+    assert.equal(session.selectedStep, 1);
+    assert.ok(changes >= 1, 'onDidChange fired');
+    await waitFor('step 1 → cursor', () => lineOf(editor) === 6);
+  });
+
+  test('keybindings are contributed for a focused transcript', () => {
+    const manifest = vscode.extensions.getExtension('prefix-lens.prefix-lens')?.packageJSON as {
+      contributes: { keybindings: { command: string; key: string; when: string }[] };
+    };
+    const keys = Object.fromEntries(manifest.contributes.keybindings.map((k) => [k.command, k]));
+    assert.equal(keys['prefixLens.nextRewrite']?.key, 'alt+]');
+    assert.equal(keys['prefixLens.previousRewrite']?.key, 'alt+[');
+    assert.equal(keys['prefixLens.nextViolation']?.key, 'alt+n');
+    for (const k of Object.values(keys)) assert.match(k.when, /prefixLens\.isTranscript/);
+  });
+
+  test('a CodeLens above each step names the decision, the reason and the cache impact', async () => {
+    const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', session.uri);
+    const ours = lenses.filter((l) => l.command?.command === 'prefixLens.inspectStep');
+    assert.equal(ours.length, 1);
+    const [lens] = ours;
+    assert.ok(lens?.command);
+    const step = session.report?.steps[0];
+    assert.ok(step && step.cacheImpact.invalidatedTokens > 0);
+    const tokens = step.cacheImpact.invalidatedTokens.toLocaleString('en-US');
+    assert.equal(lens.command.title, `Step 1/1 · ABORT · tool-result-orphaned toolu_01 · cache −${tokens} tokens · Inspect`);
+    assert.equal(lens.range.start.line, 4);
+
+    const three = await openTranscript(fixture('three-steps.trace.jsonl'));
+    const threeLenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', three.session.uri)).filter(
+      (l) => l.command?.command === 'prefixLens.inspectStep',
+    );
+    assert.deepEqual(
+      threeLenses.map((l) => [l.range.start.line, l.command?.title.split(' · ').slice(0, 2).join(' · ')]),
+      [
+        [6, 'Step 1/3 · PATCH'],
+        [7, 'Step 2/3 · DEFER'],
+        [8, 'Step 3/3 · ABORT'],
+      ],
+    );
+  });
+
+  test('the Rewrites tree lists the steps with decision icons and their findings; click reveals', async () => {
+    const { session, editor } = await openTranscript(fixture('three-steps.trace.jsonl'));
+    const { tree } = await api();
+    const roots = tree.getChildren();
+    const steps = roots.filter((n): n is Extract<RewriteNode, { kind: 'step' }> => n.kind === 'step');
+    assert.deepEqual(
+      steps.map((n) => tree.getTreeItem(n).label),
+      ['Step 1 · PATCH', 'Step 2 · DEFER', 'Step 3 · ABORT'],
+    );
+    assert.deepEqual(
+      steps.map((n) => (tree.getTreeItem(n).iconPath as vscode.ThemeIcon).id),
+      ['pass', 'warning', 'error'],
+    );
+    const step3 = steps[2];
+    assert.ok(step3);
+    const findings = tree.getChildren(step3);
+    assert.deepEqual(
+      findings.map((n) => tree.getTreeItem(n).label).sort(),
+      ['prefix-mutated', 'tool-result-orphaned'],
+    );
+    const orphan = findings.find((n) => tree.getTreeItem(n).label === 'tool-result-orphaned');
+    assert.ok(orphan && orphan.kind === 'finding');
+    const command = tree.getTreeItem(orphan).command;
+    assert.ok(command);
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []));
+    await waitFor('the finding revealed', () => editor.document.offsetAt(editor.selection.start) === orphan.finding.range.start);
+    assert.equal(session.document.getText(editor.selection), '"call_b"');
+  });
+});
