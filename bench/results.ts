@@ -45,6 +45,13 @@ export function addResult(entries: BenchResult | readonly BenchResult[], file: s
   return merged;
 }
 
+/** Removes the entries whose names start with one of `prefixes` (a benchmark's own, before it re-adds them). */
+export function removeResults(prefixes: readonly string[], file: string = RESULTS_FILE): BenchResult[] {
+  const kept = readResults(file).filter((e) => !prefixes.some((p) => e.name.startsWith(p)));
+  fs.writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`);
+  return kept;
+}
+
 /** A fixed-width table of entries, for the terminal and the README. */
 export function formatTable(entries: readonly BenchResult[]): string {
   const rows = entries.map((e) => [

@@ -14,17 +14,19 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_LOG, generateLog, type GeneratedLog } from './generate';
-import { addResult, formatTable, result, type BenchResult } from './results';
+import { addResult, formatTable, removeResults, result, type BenchResult } from './results';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'bench', 'data');
 const LOG_FILE = path.join(DATA, 'anthropic-log.jsonl');
 const FACTS_FILE = path.join(DATA, 'anthropic-log.facts.json');
-/** Timing runs per measurement, at most; the fastest counts (the others only lose to noise). */
+/** Timing runs per measurement, at most; the one with the least CPU time counts (the others only lose to noise). */
 const TIMING_RUNS = 3;
 /** No further timing run once a measurement has used this much time (keeps the bench to a few minutes). */
 const TIMING_BUDGET_MS = 20_000;
 const MB = 1024 * 1024;
+/** The entries this benchmark owns in bench/results.json (stale ones are dropped on each run). */
+const OWN_PREFIXES = ['request-log.', 'guard-10k.'];
 
 type Measured = Record<string, unknown>;
 
@@ -40,7 +42,7 @@ function fastest(mode: string, file: string): Measured {
   for (let i = 0; i < TIMING_RUNS && spent < TIMING_BUDGET_MS; i++) {
     const run = measure(mode, file);
     spent += run.ms as number;
-    if (!best || (run.ms as number) < (best.ms as number)) best = run;
+    if (!best || (run.cpuMs as number) < (best.cpuMs as number)) best = run;
   }
   return best ?? {};
 }
@@ -68,12 +70,14 @@ function requestLogResults(log: GeneratedLog): BenchResult[] {
     `request log: ${log.lines} requests, ${(log.bytes / MB).toFixed(1)} MB, largest line ${(log.largestLineBytes / 1024).toFixed(0)} KiB, ` +
       `${log.toolPairs} tool pairs; engine: format ${String(check.format)}, ${String(check.steps)} steps ${JSON.stringify(check.decisions)}, ${String(check.findings)} findings\n`,
   );
-  const [readMs, parseMs, checkMs] = [read.ms, parse.ms, check.ms] as number[];
+  const cpu = (m: Measured) => m.cpuMs as number;
+  const wall = (m: Measured) => m.ms as number;
   const largestMb = (memory.largestLine as number) / MB;
   return [
     result('request-log.size', log.bytes / MB, 'MB'),
-    result('request-log.check-time', checkMs!, 'ms', parseMs!),
-    result('request-log.check-time-minus-read', checkMs! - readMs!, 'ms', parseMs! - readMs!),
+    result('request-log.check-time', cpu(check), 'ms', cpu(parse)),
+    result('request-log.check-time-minus-read', cpu(check) - cpu(read), 'ms', cpu(parse) - cpu(read)),
+    result('request-log.check-wall-time', wall(check), 'ms', wall(parse)),
     result('request-log.peak-live-heap', (memory.peakHeap as number) / MB, 'MB', largestMb),
     result('request-log.peak-rss-growth', (memory.peakRssGrowth as number) / MB, 'MB', largestMb),
   ];
@@ -99,6 +103,7 @@ function main(): void {
   const started = Date.now();
   const log = ensureLog();
   const entries = [...requestLogResults(log), ...guardResults()];
+  removeResults(OWN_PREFIXES);
   const all = addResult(entries);
   process.stdout.write(`\n${formatTable(all)}\n\nwrote bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
