@@ -249,3 +249,21 @@ test('the seed incident of examples/ (tool_use stripped, result pending, query_d
   assertOnlyLineChanged(text, edited, line);
   assert.notEqual(judgeRewrite(rewriteOnLine(nativeAdapter, edited, line)).decision, 'abort');
 });
+
+test('a rewrite that states its boundary gets the boundary of the fix written back', () => {
+  const messages = [sys, { role: 'user', content: 'go' }, { role: 'assistant', content: '', tool_calls: [call('s1')] }, result('s1'), { role: 'assistant', content: 'done' }, { role: 'user', content: 'next' }];
+  const text = trace(
+    { type: 'window', tools: [tool('lookup')], messages, boundary: 6 },
+    { type: 'rewrite', source: 'compaction', messages: [sys, result('s1'), messages[4], messages[5]], boundary: 4 },
+  );
+  const rewrite = rewriteOnLine(nativeAdapter, text, 2);
+  assert.equal(judgeRewrite(rewrite).decision, 'abort');
+  const plan = planFix(rewrite, text);
+  assert.ok(plan);
+  assert.equal(plan.window.boundary, 3);
+  const edited = applyEdits(text, plan.edits);
+  const fixed = valuesOf(edited, 2) as { messages: unknown[]; boundary: number };
+  assert.equal(fixed.messages.length, 4);
+  assert.equal(fixed.boundary, 3);
+  assert.equal(judgeRewrite(rewriteOnLine(nativeAdapter, edited, 2)).decision, 'defer');
+});

@@ -134,9 +134,10 @@ test('(c) the fix planner never leaves an abort, judged directly and after apply
     keepTool: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
     dropTools: fc.boolean(),
     edit: fc.option(fc.nat(), { nil: undefined }),
+    stated: fc.option(fc.nat(), { nil: undefined }),
   });
   fc.assert(
-    fc.property(arb, ({ window, unanswered, keep, keepCall, keepTool, dropTools, edit }) => {
+    fc.property(arb, ({ window, unanswered, keep, keepCall, keepTool, dropTools, edit, stated }) => {
       let messages = window.messages;
       if (unanswered && messages[messages.length - 1]?.role === 'tool') {
         while (messages[messages.length - 1]?.role === 'tool') messages = messages.slice(0, -1);
@@ -153,6 +154,7 @@ test('(c) the fix planner never leaves an abort, judged directly and after apply
       else if (at !== undefined && target?.tool_calls?.[0]) proposal[at] = { ...target, tool_calls: [{ ...target.tool_calls[0], input: { n: -1 } }, ...target.tool_calls.slice(1)] };
       const rewrite: Record<string, unknown> = { source: 'compaction', messages: proposal };
       if (dropTools) rewrite['tools'] = TOOLS.filter((_, i) => keepTool[i]);
+      if (stated !== undefined) rewrite['boundary'] = stated % (proposal.length + 1);
       const text = traceText({ messages, boundary }, rewrite);
       const step = rewriteOf(text);
       if (judgeRewrite(step).decision !== 'abort') return;

@@ -7,7 +7,7 @@
  * endings).
  */
 import type { TextEdit } from '../api';
-import { parseJson, type JsonNode } from '../json/parse';
+import { parseJson, prop, type JsonNode, type JsonNumber } from '../json/parse';
 import type { ContextWindow, FormatId, Message, Rewrite } from '../model';
 import type { SourceRange } from '../text';
 import { detectStyle, markerElement, objectText, type JsonStyle } from './marker';
@@ -353,6 +353,22 @@ function normalise(edits: TextEdit[], bounds: SourceRange | undefined): TextEdit
   return out;
 }
 
+/** A native rewrite event's own `boundary`, when it states one (undefined otherwise). */
+export function statedBoundary(rewrite: Rewrite, text: string): JsonNumber | undefined {
+  const range = rewrite.range;
+  if (rewrite.after.format !== 'native' || !validRange(range, text)) return undefined;
+  const parsed = parseJson(text.slice(range.start, range.end), range.start);
+  const node = parsed.ok ? prop(parsed.node, 'boundary') : undefined;
+  return node?.type === 'number' ? node : undefined;
+}
+
+/** Rewrites a stated boundary to the fix's, so a re-read agrees with the plan. */
+function boundaryEdit(rewrite: Rewrite, target: FixTarget, text: string): TextEdit[] {
+  const node = statedBoundary(rewrite, text);
+  if (!node || target.boundary === undefined || Number(node.raw) === target.boundary) return [];
+  return [{ range: { start: node.start, end: node.end }, newText: String(target.boundary) }];
+}
+
 /**
  * The edits that turn the proposal, as written in `text`, into the fixed
  * window. Undefined when a range they need is missing (a window made in code)
@@ -368,5 +384,5 @@ export function fixEdits(rewrite: Rewrite, target: FixTarget, text: string, befo
   if (!toolChanges(rewrite, target, src, changes)) return undefined;
   const outside = replaceOutOfArray(rewrite, target, src);
   if (!outside) return undefined;
-  return normalise([...changes.edits(src.style), ...outside], rewrite.range ?? after.source);
+  return normalise([...changes.edits(src.style), ...outside, ...boundaryEdit(rewrite, target, text)], rewrite.range ?? after.source);
 }

@@ -21,7 +21,7 @@ import { judgeRewrite, type GuardOptions } from '../guard';
 import type { Block, ContextWindow, Message, Rewrite, ToolCall, ToolSchema } from '../model';
 import { RenderCache } from '../render';
 import { isElisionMarker } from '../rules/elision-unmarked';
-import { fixEdits } from './edits';
+import { fixEdits, statedBoundary } from './edits';
 import { blockKey, isEmptyMessage, messageKey, pairGroups, resultMessages } from './groups';
 import { markerMessage, markerText, type PairNote } from './marker';
 import type { FixTarget, TargetMessage, TargetTool } from './target';
@@ -158,12 +158,13 @@ function noteOf(rewrite: Rewrite, id: string): PairNote {
  * live window the earlier of where the consumed entries end and what a reader
  * infers by aligning it with the window before (so a re-read agrees).
  */
-function fixedBoundary(draft: Draft, messages: readonly Message[]): number {
+function fixedBoundary(draft: Draft, messages: readonly Message[], stated: boolean): number {
   const { before, after } = draft.rewrite;
   if (!after.live) return messages.length;
   const i = draft.entries.findIndex(
     (e) => e.kind === 'marker' || (e.kind === 'after' && e.index >= after.boundary) || (e.kind === 'before' && e.index >= before.boundary),
   );
+  if (stated) return i < 0 ? messages.length : i;
   const cache = new RenderCache();
   const texts = (list: readonly Message[]) => list.map((m) => cache.messageText(m));
   const roles = { before: before.messages.map((m) => m.role), after: messages.map((m) => m.role) };
@@ -242,7 +243,7 @@ function restoreSchemas(rewrite: Rewrite, messages: readonly Message[], boundary
 }
 
 /** The whole-pair fix of a proposal, before it is judged again. */
-function wholePairTarget(rewrite: Rewrite): { target: FixTarget; window: ContextWindow; notes: Notes } {
+function wholePairTarget(rewrite: Rewrite, statesBoundary: boolean): { target: FixTarget; window: ContextWindow; notes: Notes } {
   const notes: Notes = { dropped: [], restored: [], schemas: [] };
   const groups = pairGroups(rewrite);
   const dropIds = new Set(groups.filter((g) => g.consumed && g.broken).flatMap((g) => g.ids));
@@ -258,7 +259,7 @@ function wholePairTarget(rewrite: Rewrite): { target: FixTarget; window: Context
   for (const r of [...restore].sort((a, b) => a - b)) if (!present.has(r)) restoreMessage(draft, r);
   appendMarker(draft, dropIds, notes);
   const messages = draft.entries.map((e) => draft.message(e));
-  const boundary = fixedBoundary(draft, messages);
+  const boundary = fixedBoundary(draft, messages, statesBoundary);
   const tools = restoreSchemas(rewrite, messages, boundary, notes);
   const window: ContextWindow = {
     ...rewrite.after,
@@ -266,7 +267,7 @@ function wholePairTarget(rewrite: Rewrite): { target: FixTarget; window: Context
     boundary,
     tools: tools.map((e) => (e.kind === 'after' ? rewrite.after.tools[e.index] : rewrite.before.tools[e.index]) as ToolSchema),
   };
-  return { target: { messages: draft.entries, tools }, window, notes };
+  return { target: { messages: draft.entries, tools, boundary }, window, notes };
 }
 
 function list(notes: readonly PairNote[]): string {
@@ -294,6 +295,7 @@ function fallbackPlan(rewrite: Rewrite, why: StepVerdict, sourceText: string | u
   const target: FixTarget = {
     messages: before.messages.map((_, index) => ({ kind: 'before', index })),
     tools: before.tools.map((_, index) => ({ kind: 'before', index })),
+    boundary: before.boundary,
   };
   const window: ContextWindow = { ...rewrite.after, messages: before.messages, tools: before.tools, boundary: before.boundary };
   const reasons = [...new Set(why.findings.map((f) => f.rule))].join(', ');
@@ -314,7 +316,7 @@ function fallbackPlan(rewrite: Rewrite, why: StepVerdict, sourceText: string | u
  */
 export function planFix(rewrite: Rewrite, sourceText?: string, options: PlanFixOptions = {}): FixPlan | undefined {
   if (judgeRewrite(rewrite, options.guard).decision !== 'abort') return undefined;
-  const { target, window, notes } = wholePairTarget(rewrite);
+  const { target, window, notes } = wholePairTarget(rewrite, sourceText !== undefined && statedBoundary(rewrite, sourceText) !== undefined);
   const verdict = judgeRewrite({ ...rewrite, after: window }, options.guard);
   if (verdict.decision === 'abort') return fallbackPlan(rewrite, verdict, sourceText, options);
   const edits = sourceText === undefined ? [] : (fixEdits(rewrite, target, sourceText, options.beforeText ?? sourceText) ?? []);

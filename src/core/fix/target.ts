@@ -21,4 +21,6 @@ export type TargetTool =
 export interface FixTarget {
   readonly messages: readonly TargetMessage[];
   readonly tools: readonly TargetTool[];
+  /** How many leading messages of the fix are consumed, for a proposal that states its boundary (native `boundary`). */
+  readonly boundary?: number;
 }
