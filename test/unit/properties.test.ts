@@ -12,6 +12,7 @@ import { applyEdits } from '../../src/core/fix/edits';
 import { planFix } from '../../src/core/fix/plan';
 import { anthropicAdapter } from '../../src/core/formats/anthropic';
 import { nativeAdapter } from '../../src/core/formats/native';
+import { openaiChatAdapter } from '../../src/core/formats/openai-chat';
 import { judgeRewrite } from '../../src/core/guard';
 import { inputFromText } from '../../src/core/io';
 import { parseJson } from '../../src/core/json/parse';
@@ -272,6 +273,61 @@ test('(c) on Anthropic request logs too: the planned fix never aborts, before or
       assert.notEqual(recheck.decision, 'abort', JSON.stringify({ plan: plan.description, rules: recheck.findings.map((f) => f.message) }));
     }),
     { numRuns: 200 },
+  );
+  assert.ok(aborted > 20, `only ${aborted} of the random compactions aborted`);
+});
+
+/** An OpenAI Chat request log of two lines: a request with its response, then a random compaction of both. */
+const chatLogArb = fc
+  .record({
+    turns: fc.array(turnArb, { minLength: 1, maxLength: 6 }),
+    respondWithCall: fc.boolean(),
+    keep: fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }),
+    keepCall: fc.array(fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)), { minLength: 30, maxLength: 30 }),
+  })
+  .map(({ turns, respondWithCall, keep, keepCall }) => {
+    const fn = (id: string) => ({ id, type: 'function', function: { name: 'lookup', arguments: `{"id":"${id}"}` } });
+    const messages: Record<string, unknown>[] = [{ role: 'system', content: 'Be brief.' }];
+    let id = 0;
+    for (const turn of turns) {
+      if (turn.kind !== 'group') messages.push({ role: turn.kind, content: turn.text });
+      else {
+        const ids = turn.tools.map(() => `call_${id++}`);
+        messages.push({ role: 'assistant', content: turn.text || null, tool_calls: ids.map(fn) });
+        for (const i of ids) messages.push({ role: 'tool', tool_call_id: i, content: `r${i}` });
+      }
+    }
+    const answer = respondWithCall ? { role: 'assistant', content: null, tool_calls: [fn('call_next')], refusal: null } : { role: 'assistant', content: 'ok', refusal: null };
+    const next = respondWithCall ? { role: 'tool', tool_call_id: 'call_next', content: 'fine' } : { role: 'user', content: 'more' };
+    const history = [...messages, answer, next];
+    let c = 0;
+    const compacted = history
+      .filter((_, i) => i === 0 || i === history.length - 1 || keep[i % keep.length])
+      .map((m) => (Array.isArray(m['tool_calls']) ? { ...m, tool_calls: (m['tool_calls'] as unknown[]).filter(() => keepCall[c++ % keepCall.length]) } : m));
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    const response = { id: 'chatcmpl-1', choices: [{ index: 0, message: answer, finish_reason: 'stop' }] };
+    return JSON.stringify({ request: { model: 'm', tools, messages }, response }) + '\n' + JSON.stringify({ request: { model: 'm', tools, messages: compacted } }) + '\n';
+  });
+
+test('(c) on OpenAI Chat request logs too: the planned fix never aborts, before or after its edits', () => {
+  let aborted = 0;
+  const stepOf = (text: string) => {
+    for (const event of openaiChatAdapter.read(inputFromText('log.jsonl', text))) if (event.kind === 'step') return event.rewrite;
+    throw new Error('no step');
+  };
+  fc.assert(
+    fc.property(chatLogArb, (text) => {
+      const step = stepOf(text);
+      if (judgeRewrite(step).decision !== 'abort') return;
+      aborted++;
+      const plan = planFix(step, text);
+      assert.ok(plan);
+      assert.notEqual(plan.verdict.decision, 'abort');
+      assert.ok(plan.edits.length > 0);
+      const recheck = judgeRewrite(stepOf(applyEdits(text, plan.edits)));
+      assert.notEqual(recheck.decision, 'abort', JSON.stringify({ plan: plan.description, rules: recheck.findings.map((f) => f.message) }));
+    }),
+    { numRuns: 150 },
   );
   assert.ok(aborted > 20, `only ${aborted} of the random compactions aborted`);
 });
