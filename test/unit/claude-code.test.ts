@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { checkAgainst, checkTranscript } from '../../src/core/check';
 import { claudeCodeAdapter } from '../../src/core/formats/claude-code';
 import { detectFormat } from '../../src/core/formats/registry';
-import { inputFromFile } from '../../src/core/io';
+import { inputFromFile, inputFromText } from '../../src/core/io';
 import type { ToolCall } from '../../src/core/model';
 import { corpus, countBlocks, fileText, fixture, lineOf, readWith, textAt, textOf, unpaired } from './wild-helpers';
 
@@ -237,5 +237,34 @@ describe('claude-code: an interruption notice parented to the tool_use line', ()
     assert.deepEqual(events.steps, []);
     assert.deepEqual(events.final.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
     assert.deepEqual(events.final.messages[2]!.blocks.map((b) => b.kind), ['tool_result', 'text']);
+  });
+});
+
+describe('claude-code: preserved messages written again after the summary', () => {
+  const line = (o: Record<string, unknown>) => JSON.stringify({ isSidechain: false, userType: 'external', sessionId: 's', ...o });
+  const user = (uuid: string, parentUuid: string | null, text: string, extra: Record<string, unknown> = {}) =>
+    line({ type: 'user', uuid, parentUuid, message: { role: 'user', content: text }, ...extra });
+  const assistant = (uuid: string, parentUuid: string, id: string, text: string) =>
+    line({ type: 'assistant', uuid, parentUuid, message: { id, role: 'assistant', content: [{ type: 'text', text }] } });
+  const text = [
+    user('u1', null, 'old question'),
+    assistant('a1', 'u1', 'msg_1', 'old answer'),
+    user('u2', 'a1', 'recent question'),
+    assistant('a2', 'u2', 'msg_2', 'recent answer'),
+    line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, compactMetadata: { trigger: 'manual', preservedMessages: { anchorUuid: 'cs', uuids: ['u2', 'a2'] } } }),
+    user('cs', 'cb', 'Summary of the old part.', { isCompactSummary: true }),
+    user('u2', 'cs', 'recent question'),
+    assistant('a2', 'u2', 'msg_2', 'recent answer'),
+    user('u3', 'a2', 'next question'),
+  ].join('\n');
+
+  it('the step keeps each preserved message once after the summary, and the final context continues from them', () => {
+    const events = readWith(claudeCodeAdapter, 'preserved.jsonl', text);
+    assert.equal(events.steps.length, 1);
+    const after = events.steps[0]!.after;
+    assert.deepEqual(after.messages.map(textOf), ['Summary of the old part.', 'recent question', 'recent answer']);
+    assert.deepEqual(events.final.messages.map(textOf), ['Summary of the old part.', 'recent question', 'recent answer', 'next question']);
+    const report = checkTranscript(inputFromText('preserved.jsonl', text), OPTIONS);
+    assert.equal(report.steps[0]!.source, 'compaction');
   });
 });

@@ -34,13 +34,12 @@ function* readClaudeCode(input: TranscriptInput): Generator<TranscriptEvent> {
   for (const f of findings) yield findingEvent(f);
   const rewinds: Rewind[] = [];
   const final = walkSession(records, (rewind) => rewinds.push(rewind));
-  let lastWindow: Message[] | undefined;
   for (const rewind of rewinds) {
+    // The context before each rewrite is checked as a window too: pairing in history that is about to go.
     const before = sessionWindow(rewind.before);
-    if (rewind.before !== lastWindow && rewind.before.length > 0) yield { kind: 'window', window: before };
+    if (rewind.before.length > 0) yield { kind: 'window', window: before };
     const source: RewriteSource = rewind.kind === 'compaction' ? 'compaction' : 'runtime';
     yield { kind: 'step', rewrite: { source, before, after: sessionWindow(rewind.after), applied: true, range: rewind.range } };
-    lastWindow = rewind.after as Message[];
   }
   yield { kind: 'window', window: sessionWindow(final) };
 }

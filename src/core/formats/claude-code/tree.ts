@@ -136,6 +136,9 @@ class SessionState {
     const boundary = this.boundary;
     if (unit.parent === undefined && (boundary || record.compactSummary)) {
       this.boundary = undefined;
+      // Outputs written again after the summary are new messages of the new context, not lines of the old ones.
+      this.groups.clear();
+      this.results.clear();
       const start = (boundary ?? record).range.start;
       onRewind({ kind: 'compaction', before: previous ? messagesOf(previous) : [], after: messagesOf(unit), range: { start, end: record.range.end } });
       return;
@@ -151,8 +154,11 @@ class SessionState {
     if (wanted.size === 0) return [];
     const out: CcRecord[][] = [];
     const byId = new Map<string, CcRecord[]>();
+    const seen = new Set<string>();
     for (const r of this.records) {
-      if (r.kind !== 'message' || !r.uuid || !wanted.has(r.uuid)) continue;
+      // A preserved message may be written twice (before the boundary and re-emitted after it): take it once.
+      if (r.kind !== 'message' || !r.uuid || !wanted.has(r.uuid) || seen.has(r.uuid)) continue;
+      seen.add(r.uuid);
       const group = r.messageId ? byId.get(r.messageId) : undefined;
       if (group) group.push(r);
       else {
