@@ -299,7 +299,7 @@ const chatLogArb = fc
     }
     const answer = respondWithCall ? { role: 'assistant', content: null, tool_calls: [fn('call_next')], refusal: null } : { role: 'assistant', content: 'ok', refusal: null };
     const next = respondWithCall ? { role: 'tool', tool_call_id: 'call_next', content: 'fine' } : { role: 'user', content: 'more' };
-    const history = [...messages, answer, next];
+    const history: Record<string, unknown>[] = [...messages, answer, next];
     let c = 0;
     const compacted = history
       .filter((_, i) => i === 0 || i === history.length - 1 || keep[i % keep.length])
