@@ -101,6 +101,14 @@ describe('codex: the abandoned function_call (localpush 13-19-38)', () => {
     assert.equal(orphans[0]!.severity, 'error');
   });
 
+  it('an aborted turn (turn_aborted) leaves the same warning', () => {
+    const text = fileText(ABANDONED) + line('event_msg', { type: 'turn_aborted', turn_id: 't1', reason: 'interrupted' });
+    const orphans = checkTranscript(inputFromText('aborted.jsonl', text), OPTIONS).findings.filter((f) => f.rule === 'tool-use-orphaned');
+    assert.equal(orphans.length, 1);
+    assert.equal(orphans[0]!.severity, 'warning');
+    assert.match(orphans[0]!.message, /turn_aborted/);
+  });
+
   it('a turn that completed without the output leaves an error orphan', () => {
     const text = fileText(ABANDONED) + line('event_msg', { type: 'task_complete', turn_id: 't1' });
     const orphans = checkTranscript(inputFromText('done.jsonl', text), OPTIONS).findings.filter((f) => f.rule === 'tool-use-orphaned');

@@ -11,8 +11,9 @@
  * Unknown record types are `record-skipped` info.
  *
  * Unfinished turns: a call with no output at the end of a turn that never got
- * `task_complete` is reported as a `tool-use-orphaned` warning (the session
- * stopped, or is still running, before the tool returned); once a later turn
+ * `task_complete` (or got `turn_aborted`) is reported as a `tool-use-orphaned`
+ * warning (the session stopped, or is still running, before the tool
+ * returned); once a later turn
  * follows it, the engine reports it as an error orphan like any other. A call
  * left without output in a turn that did complete is an error here too.
  */
@@ -52,16 +53,15 @@ const INPUT_ITEMS = new Set([
   'compaction',
 ]);
 
+/** Where the last turn stands, from the `event_msg` turn markers. */
 interface TurnState {
-  /** `task_started` seen without its `task_complete` / `turn_aborted`. */
-  open: boolean;
-  completed: boolean;
+  status: 'none' | 'open' | 'completed' | 'aborted';
 }
 
 function* readCodex(input: TranscriptInput): Generator<TranscriptEvent> {
   let system: Message | undefined;
   let messages: Message[] = [];
-  const turn: TurnState = { open: false, completed: false };
+  const turn: TurnState = { status: 'none' };
   for (const line of parseJsonLines(input)) {
     if (!line.ok) {
       yield findingEvent(line.finding);
@@ -92,16 +92,9 @@ function* readCodex(input: TranscriptInput): Generator<TranscriptEvent> {
 }
 
 function trackTurn(turn: TurnState, eventType: string): void {
-  if (eventType === 'task_started') {
-    turn.open = true;
-    turn.completed = false;
-  } else if (eventType === 'task_complete') {
-    turn.open = false;
-    turn.completed = true;
-  } else if (eventType === 'turn_aborted') {
-    turn.open = false;
-    turn.completed = false;
-  }
+  if (eventType === 'task_started') turn.status = 'open';
+  else if (eventType === 'task_complete') turn.status = 'completed';
+  else if (eventType === 'turn_aborted') turn.status = 'aborted';
 }
 
 function codexWindow(system: Message | undefined, messages: readonly Message[]): ContextWindow {
@@ -145,7 +138,7 @@ function replacement(payload: JsonNode | undefined): Message[] {
  * whether the turn finished without them (error) or never finished (warning).
  */
 function unfinishedCalls(window: ContextWindow, turn: TurnState): Finding[] {
-  if (!turn.open && !turn.completed) return [];
+  if (turn.status === 'none') return [];
   let lastUser = -1;
   window.messages.forEach((m, i) => {
     if (m.role === 'user') lastUser = i;
@@ -155,7 +148,7 @@ function unfinishedCalls(window: ContextWindow, turn: TurnState): Finding[] {
     if (!pair.call || pair.results.length > 0 || pair.call.message <= lastUser) continue;
     const call = pair.call.value;
     const range = call.idSource ?? call.source ?? { start: 0, end: 0 };
-    out.push(turn.completed ? completedWithout(call.id, call.name, range) : abandoned(call.id, call.name, range));
+    out.push(turn.status === 'completed' ? completedWithout(call.id, call.name, range) : abandoned(call.id, call.name, range, turn.status === 'aborted'));
   }
   return out;
 }
@@ -164,11 +157,12 @@ function completedWithout(id: string, name: string, range: SourceRange): Finding
   return finding('tool-use-orphaned', range, `Codex call ${id} (${name}) has no function_call_output, yet its turn completed (task_complete): the call is orphaned`, { toolCallId: id });
 }
 
-function abandoned(id: string, name: string, range: SourceRange): Finding {
+function abandoned(id: string, name: string, range: SourceRange, aborted: boolean): Finding {
+  const why = aborted ? 'its turn was aborted (turn_aborted)' : 'its turn never completed (task_started without task_complete)';
   return finding(
     'tool-use-orphaned',
     range,
-    `Codex call ${id} (${name}) has no output and its turn never completed (task_started without task_complete): the session stopped before the tool returned. Pending while the session is live; an error orphan once a later turn follows it`,
+    `Codex call ${id} (${name}) has no output and ${why}: the session stopped before the tool returned. Pending while the session is live; an error orphan once a later turn follows it`,
     { toolCallId: id, severity: 'warning' },
   );
 }
