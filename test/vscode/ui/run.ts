@@ -14,7 +14,7 @@ import { REPO_ROOT, startCodeServer, workbenchUrl, type RunningCodeServer } from
 
 const OUT = join(REPO_ROOT, 'test-output', 'vscode');
 const SEED = join(REPO_ROOT, 'examples', 'seed-incident.trace.jsonl');
-const TIMEOUT = 60_000;
+const TIMEOUT = 120_000;
 
 let server: RunningCodeServer | undefined;
 let browser: Browser | undefined;
@@ -97,6 +97,6 @@ test('"Prefix Lens: Open Inspector" shows the decision banner in a webview', asy
   await runCommand('Prefix Lens: Open Inspector');
   const text = await webviewText('ABORT');
   assert.match(text, /tool-result-orphaned/);
-  await page.waitForTimeout(500);
+  await page.waitForTimeout(2000); // let Monaco paint the diff before the screenshot
   await shot('inspector.png');
 });
