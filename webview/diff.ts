@@ -16,6 +16,19 @@ export interface DiffContent {
   readonly afterLabel: string;
 }
 
+/** The rendered bytes' language: plain text without brackets, so no whole-model bracket parse. */
+const LANGUAGE = 'prefix-lens-rendered';
+
+function renderedModel(): monaco.editor.ITextModel {
+  if (!monaco.languages.getLanguages().some((l) => l.id === LANGUAGE)) {
+    monaco.languages.register({ id: LANGUAGE });
+    monaco.languages.setLanguageConfiguration(LANGUAGE, { brackets: [], colorizedBracketPairs: [], autoClosingPairs: [] });
+  }
+  const model = monaco.editor.createModel('', LANGUAGE);
+  model.updateOptions({ bracketColorizationOptions: { enabled: false, independentColorPoolPerBracketType: false } });
+  return model;
+}
+
 export class DiffView {
   private readonly diff: monaco.editor.IStandaloneDiffEditor;
   readonly before: Pane;
@@ -47,12 +60,20 @@ export class DiffView {
       stopRenderingLineAfter: 20_000,
       links: false,
       contextmenu: false,
+      // Whole-model analyses a 10k-message window cannot afford, and a plain-text diff does not need.
+      bracketPairColorization: { enabled: false },
+      guides: { bracketPairs: false, indentation: false, highlightActiveIndentation: false },
+      matchBrackets: 'never',
+      occurrencesHighlight: 'off',
+      selectionHighlight: false,
+      folding: false,
+      renderGutterMenu: false,
       fontFamily: font.fontFamily,
       fontSize: font.fontSize,
       ariaLabel: 'Consumed prefix (left) and proposed rewrite (right)',
     });
-    const original = monaco.editor.createModel('', 'plaintext');
-    const modified = monaco.editor.createModel('', 'plaintext');
+    const original = renderedModel();
+    const modified = renderedModel();
     this.diff.setModel({ original, modified });
     this.before = new Pane('before', this.diff.getOriginalEditor(), original);
     this.after = new Pane('after', this.diff.getModifiedEditor(), modified);

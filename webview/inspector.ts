@@ -45,6 +45,8 @@ class Inspector {
   private readonly columns = el('div', { className: 'pl-columns' });
   private readonly notice = el('div', { className: 'pl-notice', attrs: { role: 'status' } });
   private readonly diff: DiffView;
+  /** When the last host message arrived (performance.now()), for the bench. */
+  private receivedAt = 0;
 
   constructor(root: HTMLElement) {
     followTheme();
@@ -68,6 +70,7 @@ class Inspector {
   }
 
   private receive(message: HostMessage): void {
+    this.receivedAt = performance.now();
     switch (message.type) {
       case 'snapshot':
         this.snapshot = message.snapshot;
@@ -123,7 +126,7 @@ class Inspector {
     const detail = snapshot.detail;
     this.detail = detail;
     const selected = snapshot.selected;
-    this.saveState({ file: snapshot.file, ...(selected ? { step: selected } : {}) });
+    this.saveState({ ...this.state, file: snapshot.file, ...(selected ? { step: selected } : {}) });
     this.timelineSlot.replaceChildren(timeline(snapshot.steps, selected, (s) => this.select(s)));
     this.timelineSlot.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     this.renderFindings(snapshot, detail);
@@ -161,14 +164,12 @@ class Inspector {
 
   private renderFix(detail: StepDetail, previewing: boolean): void {
     if (!detail.fix) return this.fixSlot.replaceChildren();
-    const toggle = document.createElement('vscode-checkbox');
-    toggle.textContent = 'Preview fix';
-    toggle.checked = previewing;
-    toggle.title = detail.fix.title;
-    toggle.addEventListener('change', () => {
-      this.saveState({ ...this.state, previewFix: toggle.checked });
+    const toggle = button(previewing ? 'Hide fix' : 'Preview fix', previewing ? 'eye-closed' : 'eye', detail.fix.title, () => {
+      this.saveState({ ...this.state, previewFix: !previewing });
       if (this.snapshot) this.renderSnapshot(this.snapshot);
     });
+    toggle.classList.add('pl-preview-toggle');
+    toggle.setAttribute('aria-pressed', String(previewing));
     const apply = button('Apply', 'check', `${detail.fix.title}: the same edit as the quick fix`, () => {
       this.post({ type: 'applyFix', step: detail.step.index });
     }, false);
@@ -232,6 +233,8 @@ class Inspector {
   /** Tests and the bench wait on these. */
   private markReady(step: number | undefined): void {
     document.body.dataset.step = step === undefined ? '' : String(step);
+    document.body.dataset.renderMs = (performance.now() - this.receivedAt).toFixed(1);
+    document.body.dataset.readyAt = performance.now().toFixed(1);
     document.body.dataset.ready = 'true';
   }
 }

@@ -24,19 +24,20 @@ export const VIEW_TYPE = 'prefixLens.inspector';
 /** Whether a call/result has its partner in this window. */
 export type PairState = 'paired' | 'orphan-call' | 'orphan-result' | 'pending';
 
-/** One rendered tool / message / block of a pane, in display offsets. */
+/**
+ * One tool call or tool result block of a pane, in display offsets. Only these
+ * are sent (not every message), so a 10k-message window stays a small message.
+ */
 export interface PaneSegment {
   readonly start: number;
   readonly end: number;
-  readonly kind: 'tool' | 'message' | 'block';
-  /** 0-based message index, for messages and blocks. */
-  readonly message?: number;
-  /** Set on tool calls and results. */
-  readonly callId?: string;
-  readonly role?: 'call' | 'result';
+  /** 0-based index of the message holding the block. */
+  readonly message: number;
+  readonly callId: string;
+  readonly role: 'call' | 'result';
   /** Index into the pair colour palette; equal for a call and its result, on both sides. */
-  readonly colour?: number;
-  readonly state?: PairState;
+  readonly colour: number;
+  readonly state: PairState;
   /** Says what is missing (orphan) or awaited (pending); shown next to the segment. */
   readonly label?: string;
 }
@@ -51,7 +52,7 @@ export interface PaneText {
   /** Tokens in the consumed prefix; undefined when not counted for this side. */
   readonly boundaryTokens?: number;
   readonly messageCount: number;
-  /** Sorted by start. */
+  /** The window's tool calls and results, sorted by start. */
   readonly segments: readonly PaneSegment[];
 }
 

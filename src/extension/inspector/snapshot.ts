@@ -135,26 +135,23 @@ function renderPane(
   const rendered = engine.renderWindow(window);
   const display = displayText(rendered);
   const states = pairStates(window);
-  const segments: PaneSegment[] = rendered.segments.map((s) => {
-    const base = {
-      start: displayStart(display, s.start),
-      end: displayEnd(display, s.end),
-      kind: s.kind,
-      ...(s.message === undefined ? {} : { message: s.message }),
-    };
-    if (s.callId === undefined || s.message === undefined || s.block === undefined) return base;
+  const segments: PaneSegment[] = [];
+  for (const s of rendered.segments) {
+    if (s.callId === undefined || s.message === undefined || s.block === undefined) continue;
     const block = window.messages[s.message]?.blocks[s.block];
     const role = block?.kind === 'tool_result' ? 'result' : 'call';
     const info = states.get(s.callId)?.[role];
-    return {
-      ...base,
+    segments.push({
+      start: displayStart(display, s.start),
+      end: displayEnd(display, s.end),
+      message: s.message,
       callId: s.callId,
       role,
       colour: colours.of(s.callId),
       state: info?.state ?? 'paired',
       ...(info?.label ? { label: info.label } : {}),
-    };
-  });
+    });
+  }
   segments.sort((a, b) => a.start - b.start);
   const pane = {
     text: display.text,

@@ -1,0 +1,210 @@
+/**
+ * The built inspector webview in real headless Chromium (Debian's
+ * /usr/bin/chromium via playwright-core), talking to a stub host over the real
+ * protocol: boundary, pairs, orphans, stepping, reveal, state restore, fix
+ * preview, a hostile transcript, and screenshots in light and dark themes.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { InspectorEngine } from '../../src/extension/inspector/snapshot';
+import type { WebviewMessage } from '../../src/shared/protocol';
+import { hostileReport, incidentReport, largeReport, msg, text } from '../fixtures/inspector/reports';
+import { ENGINE, fixtureOf, type Harness, openInspector, OUTPUT, startHarness, waitReady } from './harness';
+
+let harness: Harness;
+before(async () => {
+  harness = await startHarness();
+});
+after(async () => {
+  await harness?.close();
+});
+
+const posted = (page: Page) => page.evaluate(() => (window as unknown as { __posted: WebviewMessage[] }).__posted);
+const cspViolations = (page: Page) => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
+/** Monaco renders spaces as no-break spaces. */
+const textOf = async (locator: ReturnType<Page['locator']>) => ((await locator.allTextContents()).join('') ?? '').replace(/\u00a0/g, ' ');
+const lineWith = (page: Page, side: 'original' | 'modified', needle: string) =>
+  page.locator(`.editor.${side} .view-line`).filter({ hasText: needle }).first();
+
+test('the generation boundary is a labelled line across both sides, with its token index', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(incidentReport()));
+  const left = page.locator('.editor.original .pl-boundary');
+  const right = page.locator('.editor.modified .pl-boundary');
+  await left.waitFor();
+  assert.match((await left.textContent()) ?? '', /generation boundary after message 5 · token 5,000/);
+  assert.match((await right.textContent()) ?? '', /boundary after message 3 of 4/);
+  // The line sits between the last consumed message and the first unread one.
+  const zone = (await left.boundingBox())!;
+  const consumed = (await lineWith(page, 'original', '1,284 orders shipped last week.').boundingBox())!;
+  const unread = (await lineWith(page, 'original', 'And the week before?').boundingBox())!;
+  assert.ok(consumed.y < zone.y && zone.y < unread.y, `${consumed.y} < ${zone.y} < ${unread.y}`);
+  assert.ok(zone.width > 300, 'spans the side');
+  // Consumed lines are tinted, changed spans inside the prefix marked as violations.
+  assert.ok((await page.locator('.editor.original .pl-consumed').count()) > 0);
+  assert.ok((await page.locator('.editor.original .pl-violation').count()) > 0);
+  assert.equal(await page.evaluate(() => document.body.dataset.violations), '2');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(await cspViolations(page), []);
+  await page.context().close();
+});
+
+test('hovering a call highlights its result on both sides', async () => {
+  const { page } = await openInspector(harness, fixtureOf(incidentReport()));
+  assert.equal(await page.locator('.pl-pair-active').count(), 0);
+  const call = lineWith(page, 'original', '"type":"tool_use","id":"toolu_01A"');
+  const box = (await call.boundingBox())!;
+  await page.mouse.move(box.x + 60, box.y + box.height / 2);
+  await page.waitForFunction(() => document.body.dataset.activePair === 'toolu_01A');
+  await page.locator('.editor.modified .pl-pair-active').first().waitFor();
+  assert.ok((await page.locator('.editor.original .pl-pair-active').count()) >= 2, 'call and result on the left');
+  assert.ok((await page.locator('.editor.modified .pl-pair-active').count()) >= 1, 'the result on the right');
+  // Same colour class for call and result.
+  const classes = await page.locator('.editor.original .pl-pair').evaluateAll((els) => els.map((e) => e.className));
+  const colours = new Set(classes.map((c) => /pl-c\d/.exec(c)?.[0]));
+  assert.equal(colours.size, 1, classes.join(' | '));
+  await page.mouse.move(5, 5);
+  await page.waitForFunction(() => document.body.dataset.activePair === '');
+  await page.context().close();
+});
+
+test('an orphaned result is drawn in the error colour with a label saying what is missing', async () => {
+  const { page } = await openInspector(harness, fixtureOf(incidentReport()));
+  const label = page.locator('.editor.modified .pl-orphan-label').first();
+  await label.waitFor();
+  assert.match(await textOf(page.locator('.editor.modified .pl-orphan-label')), /orphan: result toolu_01A has no call/);
+  const colour = await label.evaluate((e) => getComputedStyle(e).color);
+  assert.equal(colour, 'rgb(229, 20, 0)', 'the light theme editorError.foreground');
+  assert.ok((await page.locator('.editor.modified .pl-orphan').count()) > 0);
+  await page.locator('vscode-tab-header', { hasText: 'Tool pairs' }).click();
+  const item = page.locator('.pl-pair-item[data-call="toolu_01A"]');
+  assert.equal(await item.getAttribute('data-state'), 'orphan-result');
+  await page.context().close();
+});
+
+test('a pending call at the frontier is marked pending', async () => {
+  const { page } = await openInspector(harness, fixtureOf(incidentReport(), 'light', ENGINE, 2));
+  const label = page.locator('.editor.modified .pl-pending-label').first();
+  await label.waitFor();
+  assert.match(await textOf(page.locator('.editor.modified .pl-pending-label')), /pending: no result for toolu_02B yet/);
+  await page.context().close();
+});
+
+test('keyboard stepping: ] next, [ previous, n next violation, also with the diff focused', async () => {
+  const { page } = await openInspector(harness, fixtureOf(incidentReport()));
+  assert.equal(await page.evaluate(() => document.body.dataset.step), '1');
+  await page.keyboard.press(']');
+  await waitReady(page, 2);
+  assert.match((await page.locator('.pl-banner').textContent()) ?? '', /PATCH\s*Step 2 of 4/);
+  await page.keyboard.press(']');
+  await waitReady(page, 3);
+  assert.match((await page.locator('.pl-banner').textContent()) ?? '', /DEFER[\s\S]*self_edit[\s\S]*untrusted/);
+  await page.keyboard.press('[');
+  await waitReady(page, 2);
+  await page.keyboard.press('n');
+  await waitReady(page, 3);
+  await lineWith(page, 'modified', '"role":"system"').click();
+  await page.keyboard.press('n');
+  await waitReady(page, 1);
+  assert.match((await page.locator('.pl-banner').textContent()) ?? '', /ABORT/);
+  await page.locator('.pl-tick[data-step="4"]').click();
+  await waitReady(page, 4);
+  const steps = (await posted(page)).filter((m) => m.type === 'selectStep').map((m) => (m.type === 'selectStep' ? m.step : 0));
+  assert.deepEqual(steps, [2, 3, 2, 3, 1, 4]);
+  await page.context().close();
+});
+
+test('clicking a finding asks the host to reveal its exact range', async () => {
+  const report = incidentReport();
+  const { page } = await openInspector(harness, fixtureOf(report));
+  await page.locator('.pl-finding[data-rule="schema-dropped"]').click();
+  const expected = report.findings.find((f) => f.rule === 'schema-dropped')!.range;
+  const reveal = (await posted(page)).filter((m) => m.type === 'reveal');
+  assert.deepEqual(reveal, [{ type: 'reveal', range: { start: expected.start, end: expected.end } }]);
+  await page.context().close();
+});
+
+test('the current step survives a reload (setState → ready.restoredStep)', async () => {
+  const { page } = await openInspector(harness, fixtureOf(incidentReport()));
+  await page.keyboard.press(']');
+  await waitReady(page, 2);
+  await page.keyboard.press(']');
+  await waitReady(page, 3);
+  await page.reload();
+  await waitReady(page, 3);
+  const ready = (await posted(page)).find((m) => m.type === 'ready');
+  assert.deepEqual(ready, { type: 'ready', protocol: 1, restoredStep: 3 });
+  assert.match((await page.locator('.pl-banner').textContent()) ?? '', /Step 3 of 4/);
+  await page.context().close();
+});
+
+test('an aborting step with a planned fix: preview shows the fixed window, Apply asks the host', async () => {
+  const withFix: InspectorEngine = {
+    ...ENGINE,
+    planFix: (rewrite) => ({
+      title: 'Compact in whole pairs',
+      description: 'Elided 1 tool pair (toolu_01A).',
+      window: {
+        ...rewrite.after,
+        messages: [...rewrite.after.messages.filter((m) => m.blocks.every((b) => b.kind !== 'tool_result')), msg('user', text('[elided: 1 tool pair]'))],
+      },
+      verdict: { decision: 'defer', source: rewrite.source, findings: [], cacheImpact: { consumedTokens: 0, invalidatedTokens: 0 } },
+      edits: [],
+    }),
+  };
+  const { page } = await openInspector(harness, fixtureOf(incidentReport(), 'light', withFix));
+  const toggle = page.locator('.pl-preview-toggle');
+  await toggle.waitFor();
+  await toggle.click();
+  await page.locator('.editor.modified .view-line', { hasText: '[elided: 1 tool pair]' }).waitFor();
+  assert.match((await page.locator('.pl-fix-note').textContent()) ?? '', /Fix preview \(DEFER\): Compact in whole pairs/);
+  assert.equal(await page.locator('.editor.modified .pl-orphan').count(), 0);
+  assert.equal(await page.locator('.pl-preview-toggle').getAttribute('aria-pressed'), 'true');
+  await page.screenshot({ path: join(OUTPUT, 'inspector-fix-preview.png') });
+  await page.locator('vscode-button', { hasText: 'Apply' }).click();
+  await page.locator('.pl-notice', { hasText: 'Compacted in whole pairs.' }).waitFor();
+  assert.ok((await posted(page)).some((m) => m.type === 'applyFix' && m.step === 1));
+  await page.context().close();
+});
+
+test('a hostile transcript renders inert and readable', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(hostileReport(), 'dark'), 'dark');
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined, 'no script ran');
+  assert.equal(await page.locator('#app img, #app script, #app svg[onload], #app a[href^="javascript"]').count(), 0);
+  await lineWith(page, 'original', '<script>window.__pwned').waitFor();
+  await lineWith(page, 'original', '</textarea><svg onload=').waitFor();
+  assert.ok(((await page.locator('.pl-banner').textContent()) ?? '').includes('<img src=x onerror="window.__pwned=\'finding\'">'));
+  const width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.ok(width[0]! <= width[1]!, `no horizontal overflow ${width}`);
+  assert.deepEqual(await cspViolations(page), []);
+  assert.deepEqual(errors, []);
+  await page.screenshot({ path: join(OUTPUT, 'inspector-hostile-dark.png') });
+  await page.context().close();
+});
+
+test('a 10k-message window opens, decorates only what is on screen, and steps', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(largeReport(10_000)));
+  const lines = await page.evaluate(() => document.querySelectorAll('.editor.original .view-line').length);
+  assert.ok(lines < 400, `only visible lines in the DOM (${lines})`);
+  assert.ok((await page.locator('.editor.original .pl-pair').count()) < 400);
+  await page.keyboard.press(']');
+  await waitReady(page, 2);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`screenshot: ${theme} theme`, async () => {
+    const { page } = await openInspector(harness, fixtureOf(incidentReport(), theme), theme);
+    const call = lineWith(page, 'original', '"type":"tool_use","id":"toolu_01A"');
+    const box = (await call.boundingBox())!;
+    await page.mouse.move(box.x + 60, box.y + box.height / 2);
+    await page.waitForFunction(() => document.body.dataset.activePair === 'toolu_01A');
+    await page.screenshot({ path: join(OUTPUT, `inspector-${theme}.png`) });
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(background, theme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(31, 31, 31)');
+    await page.context().close();
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * The browser tests' stand-in for VS Code: `acquireVsCodeApi` with state kept
+ * in sessionStorage (so it survives a reload, like a panel restored by the
+ * serializer), and a host that answers the webview over the real protocol with
+ * snapshots built in Node by the real snapshot builder (`window.__fixture`).
+ * It also applies the theme's `--vscode-*` variables, as VS Code does.
+ */
+import {
+  assertNever,
+  type HostMessage,
+  type InspectorState,
+  parseWebviewMessage,
+  type Snapshot,
+  type StepDetail,
+  type WebviewMessage,
+} from '../../src/shared/protocol';
+
+export interface Fixture {
+  readonly snapshot: Snapshot | undefined;
+  readonly details: Record<number, StepDetail>;
+  readonly theme: { readonly bodyClass: string; readonly vars: Record<string, string> };
+}
+
+interface TestWindow {
+  __fixture: Fixture;
+  __posted: WebviewMessage[];
+  acquireVsCodeApi(): unknown;
+}
+
+const page = window as unknown as TestWindow;
+const fixture = page.__fixture;
+page.__posted = [];
+for (const [name, value] of Object.entries(fixture.theme.vars)) document.documentElement.style.setProperty(name, value);
+document.body.classList.add(fixture.theme.bodyClass);
+
+function send(message: HostMessage): void {
+  setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: message })), 0);
+}
+
+function answer(message: WebviewMessage): void {
+  const snapshot = fixture.snapshot;
+  switch (message.type) {
+    case 'ready': {
+      if (!snapshot) return send({ type: 'empty', reason: 'Open a transcript to inspect its rewrites.' });
+      const step = message.restoredStep !== undefined && fixture.details[message.restoredStep] ? message.restoredStep : snapshot.selected;
+      const detail = step === undefined ? undefined : fixture.details[step];
+      return send({ type: 'snapshot', snapshot: { ...snapshot, ...(step ? { selected: step } : {}), ...(detail ? { detail } : {}) } });
+    }
+    case 'selectStep': {
+      const detail = fixture.details[message.step];
+      if (detail) send({ type: 'step', selected: message.step, detail });
+      return;
+    }
+    case 'reveal':
+      return;
+    case 'applyFix':
+      return send({ type: 'fixResult', step: message.step, applied: true, message: 'Compacted in whole pairs.' });
+    default:
+      assertNever(message);
+  }
+}
+
+let acquired = false;
+page.acquireVsCodeApi = () => {
+  if (acquired) throw new Error('acquireVsCodeApi may only be called once');
+  acquired = true;
+  return {
+    postMessage(raw: unknown) {
+      const message = parseWebviewMessage(JSON.parse(JSON.stringify(raw)));
+      if (!message) throw new Error(`invalid message ${JSON.stringify(raw)}`);
+      page.__posted.push(message);
+      answer(message);
+    },
+    getState(): InspectorState | undefined {
+      const saved = sessionStorage.getItem('vscode-state');
+      return saved ? (JSON.parse(saved) as InspectorState) : undefined;
+    },
+    setState(state: InspectorState) {
+      sessionStorage.setItem('vscode-state', JSON.stringify(state));
+    },
+  };
+};
