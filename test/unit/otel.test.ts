@@ -35,6 +35,18 @@ describe('otel: Microsoft Agent Framework (semconv parts, server-side thread)', 
     assert.deepEqual(unpaired(events.final), { calls: [], results: [] });
   });
 
+  it('reads inputs and outputs stored as JSON strings, locating them on the string literal', () => {
+    const data = JSON.parse(fileText(MICROSOFT)) as { observations: { type: string; input?: unknown; output?: unknown }[] };
+    for (const o of data.observations) if (o.type === 'GENERATION') [o.input, o.output] = [JSON.stringify(o.input), JSON.stringify(o.output)];
+    const text = JSON.stringify(data, null, 1);
+    const strung = readWith(otelAdapter, 'strung.json', text);
+    assert.equal(strung.steps.length, 1);
+    assert.deepEqual(unpaired(strung.final), { calls: [], results: [] });
+    const call = strung.final.messages[0]!.blocks[0] as ToolCall;
+    assert.equal(call.id, 'call_Sz1QP8T7fuJkIECGDLFWOorq');
+    assert.ok(text.slice(call.idSource!.start, call.idSource!.end).startsWith('"[{\\"role\\"'));
+  });
+
   it('records gen_ai.conversation.id as server-side state', () => {
     assert.deepEqual({ kind: events.final.serverState?.kind, id: events.final.serverState?.id }, { kind: 'conversation', id: 'thread_G78qCSLpzn0YQwFwrvK5OivI' });
   });

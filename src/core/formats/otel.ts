@@ -67,8 +67,8 @@ function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
 
 function readGeneration(observation: JsonNode, order: number): Generation {
   const attributes = prop(prop(observation, 'metadata'), 'attributes');
-  const inputNode = prop(observation, 'input');
-  const outputNode = prop(observation, 'output');
+  const inputNode = firstMessageList(prop(observation, 'input'), prop(attributes, 'gen_ai.input.messages'), prop(attributes, 'input.value'));
+  const outputNode = embedded(prop(observation, 'output')) ?? embedded(prop(attributes, 'gen_ai.output.messages')) ?? embedded(prop(attributes, 'output.value'));
   const listed = isMessageList(inputNode) ? readMessageList(inputNode) : isMessageList(prop(inputNode, 'messages')) ? readMessageList(asArray(prop(inputNode, 'messages'))!) : undefined;
   const input = listed ?? readOpenInference(attributes, 'input');
   const instructions = asString(prop(outputNode, 'instructions'));
@@ -87,6 +87,39 @@ function readGeneration(observation: JsonNode, order: number): Generation {
     messagesSource: rangeOf(asArray(inputNode)),
   };
   return { window, output: readOutput(outputNode, attributes), system: systemText(messages), startTime: asString(prop(observation, 'startTime'))?.value ?? '', order };
+}
+
+/** The first candidate that is (or holds, as a JSON string) a message list, or `{messages: […]}`. */
+function firstMessageList(...candidates: (JsonNode | undefined)[]): JsonNode | undefined {
+  for (const candidate of candidates) {
+    const node = embedded(candidate);
+    if (isMessageList(node) || isMessageList(prop(node, 'messages'))) return node;
+  }
+  return undefined;
+}
+
+/**
+ * A value as JSON: itself, or the JSON a string holds (OTel attributes are
+ * strings). Nodes parsed out of a string all point at the whole string literal,
+ * since the escapes make inner offsets differ from the file's.
+ */
+function embedded(node: JsonNode | undefined): JsonNode | undefined {
+  if (node?.type !== 'string') return node;
+  const text = node.value.trimStart();
+  if (!text.startsWith('[') && !text.startsWith('{')) return node;
+  const parsed = parseJson(node.value);
+  return parsed.ok ? relocate(parsed.node, node.start, node.end) : node;
+}
+
+function relocate(node: JsonNode, start: number, end: number): JsonNode {
+  switch (node.type) {
+    case 'object':
+      return { ...node, start, end, properties: node.properties.map((p) => ({ ...p, keyStart: start, keyEnd: end, value: relocate(p.value, start, end) })) };
+    case 'array':
+      return { ...node, start, end, items: node.items.map((item) => relocate(item, start, end)) };
+    default:
+      return { ...node, start, end };
+  }
 }
 
 function readOutput(output: JsonNode | undefined, attributes: JsonNode | undefined): Message[] {
