@@ -115,3 +115,28 @@ describe('bedrock: Converse', () => {
     for (const file of [B_LOG, B_NO_CONFIG, B_LATE]) assert.equal(detectFormat(fileText(file))?.id, 'bedrock', file);
   });
 });
+
+describe('gemini: thought signatures on call parts', () => {
+  const call = (signature?: string) => ({ functionCall: { name: 'f', args: {} }, ...(signature && { thoughtSignature: signature }) });
+  const request = (signature?: string) => ({
+    contents: [
+      { role: 'user', parts: [{ text: 'go' }] },
+      { role: 'model', parts: [call(signature)] },
+      { role: 'user', parts: [{ functionResponse: { name: 'f', response: { ok: true } } }] },
+    ],
+  });
+
+  it('keeps the signature as an opaque block next to the call', () => {
+    const events = readWith(geminiAdapter, 'sig.json', JSON.stringify(request('c2lnbmF0dXJl')));
+    assert.deepEqual(events.final.messages[1]!.blocks.map((b) => b.kind), ['tool_call', 'opaque']);
+  });
+
+  it('a replayed turn that drops the signature is not append-only', () => {
+    const log = [request('c2lnbmF0dXJl'), { ...request(), contents: [...request().contents, { role: 'model', parts: [{ text: 'done' }] }, { role: 'user', parts: [{ text: 'more' }] }] }]
+      .map((r) => JSON.stringify(r))
+      .join('\n');
+    const report = checkTranscript(inputFromText('sig.jsonl', log), { ...OPTIONS, format: 'gemini' });
+    assert.equal(report.steps.length, 1);
+    assert.notEqual(report.steps[0]!.decision, 'patch');
+  });
+});

@@ -74,9 +74,23 @@ export function readGeminiResponse(body: JsonNode | undefined, turn: number): Me
 function readTurn(node: JsonNode, turn: number, container: JsonArray | undefined): Message {
   const role = neutralRole(asString(prop(node, 'role'))?.value, 'user');
   const parts = asArray(prop(node, 'parts'));
-  const blocks = (parts?.items ?? []).map((part, index) => readPart(part, `${turn}.${index}`, parts));
+  const blocks = (parts?.items ?? []).flatMap((part, index) => withExtras(part, readPart(part, `${turn}.${index}`, parts)));
   return { role, blocks, source: rangeOf(node), container: rangeOf(container) };
 }
+
+/**
+ * A call or response part may carry more than the call (`thoughtSignature`,
+ * which Gemini requires back unchanged): those keys stay in the rendered bytes
+ * as an opaque block after it, so dropping a signature is a change.
+ */
+function withExtras(part: JsonNode, block: Block): Block[] {
+  if (block.kind === 'opaque' || block.kind === 'text' || part.type !== 'object') return [block];
+  const extras = part.properties.filter((p) => !PAIR_KEYS.includes(p.key));
+  if (extras.length === 0) return [block];
+  return [block, { kind: 'opaque', type: extras.map((p) => p.key).join('+'), value: { ...part, properties: extras }, source: rangeOf(part) }];
+}
+
+const PAIR_KEYS = ['functionCall', 'function_call', 'functionResponse', 'function_response'];
 
 function readPart(part: JsonNode, position: string, parts: JsonArray | undefined): Block {
   const source = rangeOf(part);
