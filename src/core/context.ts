@@ -6,7 +6,7 @@
 import type { TokenEncoding } from './api';
 import type { Finding } from './findings';
 import { toolPairs, type ContextWindow, type ToolPair } from './model';
-import { RenderCache } from './render';
+import { RenderCache, windowLayout, type WindowLayout } from './render';
 import { createTokenCounter, type TokenCounter } from './tokens';
 
 export interface EngineContext {
@@ -14,6 +14,7 @@ export interface EngineContext {
   readonly tokens?: TokenCounter;
   readonly windowFindings: WeakMap<ContextWindow, readonly Finding[]>;
   readonly pairs: WeakMap<ContextWindow, Map<string, ToolPair>>;
+  readonly layouts: WeakMap<ContextWindow, WindowLayout>;
 }
 
 export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'): EngineContext {
@@ -22,7 +23,15 @@ export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'
     ...(tokens !== false && { tokens: createTokenCounter(tokens) }),
     windowFindings: new WeakMap(),
     pairs: new WeakMap(),
+    layouts: new WeakMap(),
   };
+}
+
+/** The render layout of a window, computed once per window object. */
+export function layoutOf(window: ContextWindow, context: EngineContext): WindowLayout {
+  let layout = context.layouts.get(window);
+  if (!layout) context.layouts.set(window, (layout = windowLayout(window, context.render)));
+  return layout;
 }
 
 /** The tool pairs of a window, indexed once per window object. */

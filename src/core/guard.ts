@@ -5,11 +5,10 @@
  */
 import { analyseRewrite, type RewriteAnalysis } from './analysis';
 import type { BoundaryPosition, TokenEncoding } from './api';
-import { createEngineContext, pairsOf, type EngineContext } from './context';
+import { createEngineContext, layoutOf, pairsOf, type EngineContext } from './context';
 import { decide, type CacheImpact, type Finding, type StepVerdict } from './findings';
 import { windowFromObject } from './formats/native';
 import type { ContextWindow, Rewrite, RewriteSource } from './model';
-import { windowLayout } from './render';
 import { identityKeys } from './rules/common';
 import { checkWindow, STEP_CHECKS } from './rules/index';
 
@@ -95,7 +94,7 @@ export function guardRewrite(window: ContextWindow | WindowObject, proposal: Con
 
 /** Where the boundary of a window sits, in messages, rendered offset and tokens. */
 export function boundaryPosition(window: ContextWindow, context: EngineContext): BoundaryPosition {
-  const layout = windowLayout(window, context.render);
+  const layout = layoutOf(window, context);
   const consumed = Math.min(window.boundary, layout.messageTexts.length);
   return { messages: consumed, offset: layout.boundaryOffset, tokens: consumedTokens(layout.toolTexts, layout.messageTexts, consumed, context) };
 }
@@ -124,7 +123,7 @@ function commonPrefixLength(a: string, b: string): number {
 
 /** Consumed tokens before the rewrite, and those at or after the first changed byte (per message). */
 function cacheImpact(a: RewriteAnalysis, context: EngineContext): CacheImpact {
-  const layout = windowLayout(a.rewrite.before, context.render);
+  const layout = layoutOf(a.rewrite.before, context);
   const consumed = Math.min(a.rewrite.before.boundary, layout.messageTexts.length);
   const total = consumedTokens(layout.toolTexts, layout.messageTexts, consumed, context);
   if (a.toolsChanged) {
