@@ -74,3 +74,6 @@ function round(v: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(v * f) / f;
 }
+
+// `node --import tsx bench/results.ts` prints the table of bench/results.json (for the README).
+if (require.main === module) process.stdout.write(`${formatTable(readResults())}\n`);

@@ -13,13 +13,12 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_LOG, generateLog, type GeneratedLog } from './generate';
+import { DEFAULT_LOG, generateLog, type GenerateOptions, type GeneratedLog } from './generate';
 import { addResult, formatTable, removeResults, result, type BenchResult } from './results';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'bench', 'data');
 const LOG_FILE = path.join(DATA, 'anthropic-log.jsonl');
-const FACTS_FILE = path.join(DATA, 'anthropic-log.facts.json');
 /** Timing runs per measurement, at most; the one with the least CPU time counts (the others only lose to noise). */
 const TIMING_RUNS = 3;
 /** No further timing run once a measurement has used this much time (keeps the bench to a few minutes). */
@@ -47,18 +46,35 @@ function fastest(mode: string, file: string): Measured {
   return best ?? {};
 }
 
-/** The log, regenerated only when missing or generated with other options. */
-function ensureLog(): GeneratedLog {
+/** The full log, and its first half of the requests (same seed: its lines are the full log's first lines). */
+const FULL_LOG = { file: LOG_FILE, options: DEFAULT_LOG };
+const HALF_LOG = { file: path.join(DATA, 'anthropic-log-half.jsonl'), options: { ...DEFAULT_LOG, requests: Math.round(DEFAULT_LOG.requests / 2) } };
+
+/** A log, regenerated only when missing or generated with other options. */
+function ensureLog(log: { file: string; options: GenerateOptions }): GeneratedLog {
+  const factsFile = log.file.replace(/\.jsonl$/, '.facts.json');
   try {
-    const facts = JSON.parse(fs.readFileSync(FACTS_FILE, 'utf8')) as GeneratedLog & { options: unknown };
-    if (JSON.stringify(facts.options) === JSON.stringify(DEFAULT_LOG) && fs.statSync(LOG_FILE).size === facts.bytes) return facts;
+    const facts = JSON.parse(fs.readFileSync(factsFile, 'utf8')) as GeneratedLog & { options: unknown };
+    if (JSON.stringify(facts.options) === JSON.stringify(log.options) && fs.statSync(log.file).size === facts.bytes) return facts;
   } catch {
     // missing or stale: generate below
   }
-  process.stdout.write(`generating ${path.relative(ROOT, LOG_FILE)} …\n`);
-  const facts = generateLog(LOG_FILE, DEFAULT_LOG);
-  fs.writeFileSync(FACTS_FILE, JSON.stringify({ ...facts, options: DEFAULT_LOG }));
+  process.stdout.write(`generating ${path.relative(ROOT, log.file)} …\n`);
+  const facts = generateLog(log.file, log.options);
+  fs.writeFileSync(factsFile, JSON.stringify({ ...facts, options: log.options }));
   return facts;
+}
+
+/**
+ * Linear in total bytes: the check's CPU time per MB on the full log against
+ * the same on its first half of the requests (a quarter of the bytes). About 1
+ * when linear; a per-step cost growing with the history shows up above 1.
+ */
+function linearityResult(full: GeneratedLog, fullCheck: Measured): BenchResult {
+  const half = ensureLog(HALF_LOG);
+  const halfCheck = fastest('check', HALF_LOG.file);
+  const perMb = (m: Measured, log: GeneratedLog) => (m.cpuMs as number) / (log.bytes / MB);
+  return result('request-log.check-time-per-mb-full-vs-half', perMb(fullCheck, full), 'ms/MB', perMb(halfCheck, half));
 }
 
 function requestLogResults(log: GeneratedLog): BenchResult[] {
@@ -78,6 +94,7 @@ function requestLogResults(log: GeneratedLog): BenchResult[] {
     result('request-log.check-time', cpu(check), 'ms', cpu(parse)),
     result('request-log.check-time-minus-read', cpu(check) - cpu(read), 'ms', cpu(parse) - cpu(read)),
     result('request-log.check-wall-time', wall(check), 'ms', wall(parse)),
+    linearityResult(log, check),
     result('request-log.peak-live-heap', (memory.peakHeap as number) / MB, 'MB', largestMb),
     result('request-log.peak-rss-growth', (memory.peakRssGrowth as number) / MB, 'MB', largestMb),
   ];
@@ -101,7 +118,7 @@ function guardResults(): BenchResult[] {
 
 function main(): void {
   const started = Date.now();
-  const log = ensureLog();
+  const log = ensureLog(FULL_LOG);
   const entries = [...requestLogResults(log), ...guardResults()];
   removeResults(OWN_PREFIXES);
   const all = addResult(entries);
