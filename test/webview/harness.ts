@@ -103,7 +103,8 @@ export const ENGINE: InspectorEngine = { renderWindow: (window) => renderWindow(
 export function fixtureOf(report: Report, theme: ThemeName = 'light', engine: InspectorEngine = ENGINE, selected?: number): Fixture {
   const details: Record<number, StepDetail> = {};
   for (const step of report.steps) details[step.index] = stepDetail(report, step.index, engine, 'source')!;
-  const snapshot = buildSnapshot(report, selected, engine, 'source');
+  // The stub adds the selected step's detail when it answers `ready`.
+  const { detail: _detail, ...snapshot } = buildSnapshot(report, selected, engine, 'source');
   return { snapshot, details, theme: THEMES[theme] };
 }
 

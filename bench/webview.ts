@@ -1,0 +1,82 @@
+/**
+ * The inspector webview's bench (issue 5): in Debian's headless Chromium, with
+ * the browser tests' harness and stub host.
+ *
+ * - `inspector.tti-10k`: navigation → first step shown (diff computed,
+ *   decorations set) for a 10k-message window, against the same for an empty
+ *   panel (no steps) measured in the same run.
+ * - `inspector.step-change-10k`: `]` pressed → the next step of that window
+ *   shown, against the same empty panel's load.
+ * - `inspector.render-10k`: the snapshot message arriving → first step shown
+ *   (the webview's own work, without page load and transfer).
+ *
+ * Run alone with `node --import tsx bench/webview.ts` (after `node esbuild.js`),
+ * or call `benchWebview()` from bench/run.ts.
+ */
+import type { Page } from 'playwright-core';
+import { emptyReport, largeReport } from '../test/fixtures/inspector/reports';
+import { fixtureOf, type Harness, startHarness, waitReady } from '../test/webview/harness';
+import type { Fixture } from '../test/webview/stub';
+import { addResult, type BenchResult, formatTable, removeResults, result } from './results';
+
+const RUNS = 3;
+const MESSAGES = 10_000;
+
+async function load(harness: Harness, fixture: Fixture): Promise<{ page: Page; tti: number; render: number }> {
+  const context = await harness.browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  await page.addInitScript((data) => {
+    (window as unknown as { __fixture: unknown }).__fixture = data;
+  }, fixture);
+  await page.goto(`${harness.origin}/?theme=dark`, { waitUntil: 'commit', timeout: 120_000 });
+  await waitReady(page, undefined, 120_000);
+  const data = await page.evaluate(() => ({ ...document.body.dataset }));
+  return { page, tti: Number(data.readyAt), render: Number(data.renderMs) };
+}
+
+async function stepChange(page: Page): Promise<number> {
+  const started = Date.now();
+  await page.keyboard.press(']');
+  await waitReady(page, 2, 120_000);
+  return Date.now() - started;
+}
+
+const best = (values: number[]) => Math.min(...values);
+
+export async function benchWebview(): Promise<BenchResult[]> {
+  const harness = await startHarness();
+  try {
+    const empty = fixtureOf(emptyReport());
+    const large = fixtureOf(largeReport(MESSAGES));
+    const baseline: number[] = [];
+    const tti: number[] = [];
+    const render: number[] = [];
+    const step: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const e = await load(harness, empty);
+      baseline.push(e.tti);
+      await e.page.context().close();
+      const l = await load(harness, large);
+      tti.push(l.tti);
+      render.push(l.render);
+      step.push(await stepChange(l.page));
+      await l.page.context().close();
+    }
+    const emptyLoad = best(baseline);
+    return [
+      result('inspector.tti-10k', best(tti), 'ms', emptyLoad),
+      result('inspector.step-change-10k', best(step), 'ms', emptyLoad),
+      result('inspector.render-10k', best(render), 'ms', emptyLoad),
+    ];
+  } finally {
+    await harness.close();
+  }
+}
+
+if (require.main === module) {
+  void benchWebview().then((entries) => {
+    removeResults(['inspector.']);
+    addResult(entries);
+    console.log(formatTable(entries));
+  });
+}
