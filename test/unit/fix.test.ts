@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import assert from 'node:assert/strict';
 import { applyEdits, arrayEdits, parseArrayAt } from '../../src/core/fix/edits';
 import { planFix } from '../../src/core/fix/plan';
-import { detectStyle, markerElement } from '../../src/core/fix/marker';
+import { detectStyle, markerElement, markerText } from '../../src/core/fix/marker';
 import { judgeRewrite } from '../../src/core/guard';
 import { nativeAdapter } from '../../src/core/formats/native';
 import { assertOnlyLineChanged, assertOutsideUnchanged, call, fixture, lineOf, result, rewriteOnLine, sys, tool, trace, valuesOf } from './fix-helpers';
@@ -266,4 +266,12 @@ test('a rewrite that states its boundary gets the boundary of the fix written ba
   assert.equal(fixed.messages.length, 4);
   assert.equal(fixed.boundary, 3);
   assert.equal(judgeRewrite(rewriteOnLine(nativeAdapter, edited, 2)).decision, 'defer');
+});
+
+test('the marker names at most 20 pairs and counts the rest', () => {
+  const pairs = Array.from({ length: 25 }, (_, i) => ({ id: `t${i}`, name: 'lookup' }));
+  const text = markerText({ messages: 50, pairs });
+  assert.match(text, /^\[elided\] 50 messages of earlier history; tool pairs removed whole: t0 \(lookup\), .* t19 \(lookup\) and 5 more\.$/);
+  assert.ok(!text.includes('t20'));
+  assert.equal(markerText({ messages: 1, pairs: [] }), '[elided] 1 message of earlier history.');
 });

@@ -23,8 +23,13 @@ export interface ElisionSummary {
   readonly pairs: readonly PairNote[];
 }
 
+/** Pairs named in a marker at most; the rest are counted. */
+export const MAX_LISTED_PAIRS = 20;
+
 function pairList(pairs: readonly PairNote[]): string {
-  return pairs.map((p) => (p.name ? `${p.id} (${p.name})` : p.id)).join(', ');
+  const listed = pairs.slice(0, MAX_LISTED_PAIRS).map((p) => (p.name ? `${p.id} (${p.name})` : p.id));
+  const more = pairs.length - listed.length;
+  return listed.join(', ') + (more > 0 ? ` and ${more} more` : '');
 }
 
 /** The marker's text: `[elided] 4 messages; tool pairs removed whole: toolu_01 (query_db)`. */

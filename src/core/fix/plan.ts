@@ -148,9 +148,14 @@ function restoreMessage(draft: Draft, r: number): void {
   draft.entries.splice(pos, 0, { kind: 'before', index: r });
 }
 
-function noteOf(rewrite: Rewrite, id: string): PairNote {
-  for (const m of rewrite.before.messages) for (const b of m.blocks) if (b.kind === 'tool_call' && b.id === id) return { id, name: b.name };
-  return { id };
+/** Names the pairs by their calls in the window before the rewrite. */
+function pairNotes(rewrite: Rewrite): (id: string) => PairNote {
+  const names = new Map<string, string>();
+  for (const m of rewrite.before.messages) for (const b of m.blocks) if (b.kind === 'tool_call' && !names.has(b.id)) names.set(b.id, b.name);
+  return (id) => {
+    const name = names.get(id);
+    return name === undefined ? { id } : { id, name };
+  };
 }
 
 /**
@@ -177,7 +182,7 @@ function fixedBoundary(draft: Draft, messages: readonly Message[], stated: boole
  * marker the proposal itself put at the frontier is replaced, so there is
  * exactly one, and it says what is really elided.
  */
-function appendMarker(draft: Draft, dropIds: ReadonlySet<string>, notes: Notes): void {
+function appendMarker(draft: Draft, dropIds: ReadonlySet<string>, notes: Notes, noteOf: (id: string) => PairNote): void {
   const { before, after } = draft.rewrite;
   const present = new Set(draft.entries.map((e) => draft.rank(e)).filter((r): r is number => r !== undefined));
   const consumedGone = before.messages.some((_, j) => j < before.boundary && !present.has(j));
@@ -190,7 +195,7 @@ function appendMarker(draft: Draft, dropIds: ReadonlySet<string>, notes: Notes):
   const elided = before.messages.length - present.size;
   const kept = new Set(draft.entries.flatMap((e) => [...idsOf(draft.blocks(e), 'tool_call'), ...idsOf(draft.blocks(e), 'tool_result')]));
   const gone = [...new Set(before.messages.flatMap((m) => [...idsOf(m.blocks, 'tool_call')]))].filter((id) => !kept.has(id));
-  const text = markerText({ messages: Math.max(elided, 0), pairs: gone.map((id) => noteOf(draft.rewrite, id)) });
+  const text = markerText({ messages: Math.max(elided, 0), pairs: gone.map(noteOf) });
   draft.entries.push({ kind: 'marker', text });
   notes.marker = text;
 }
@@ -245,19 +250,20 @@ function restoreSchemas(rewrite: Rewrite, messages: readonly Message[], boundary
 /** The whole-pair fix of a proposal, before it is judged again. */
 function wholePairTarget(rewrite: Rewrite, statesBoundary: boolean): { target: FixTarget; window: ContextWindow; notes: Notes } {
   const notes: Notes = { dropped: [], restored: [], schemas: [] };
+  const noteOf = pairNotes(rewrite);
   const groups = pairGroups(rewrite);
   const dropIds = new Set(groups.filter((g) => g.consumed && g.broken).flatMap((g) => g.ids));
   const draft = new Draft(rewrite, alignExact(rewrite.before.messages, rewrite.after.messages));
   dropBrokenConsumed(draft, dropIds);
-  notes.dropped.push(...[...dropIds].map((id) => noteOf(rewrite, id)));
+  notes.dropped.push(...[...dropIds].map(noteOf));
   const restore = new Set<number>();
   for (const g of groups.filter((x) => !x.consumed && x.broken)) {
     for (const r of [g.message, ...resultMessages(rewrite.before, new Set(g.ids))]) restore.add(r);
-    notes.restored.push(...g.ids.map((id) => noteOf(rewrite, id)));
+    notes.restored.push(...g.ids.map(noteOf));
   }
   const present = new Set(draft.entries.map((e) => draft.rank(e)));
   for (const r of [...restore].sort((a, b) => a - b)) if (!present.has(r)) restoreMessage(draft, r);
-  appendMarker(draft, dropIds, notes);
+  appendMarker(draft, dropIds, notes, noteOf);
   const messages = draft.entries.map((e) => draft.message(e));
   const boundary = fixedBoundary(draft, messages, statesBoundary);
   const tools = restoreSchemas(rewrite, messages, boundary, notes);
