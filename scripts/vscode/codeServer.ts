@@ -5,14 +5,19 @@
  * stopped by killing its whole process group. See docs/real-vscode-offline.md.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 export const REPO_ROOT = resolve(__dirname, '..', '..');
-export const INSTALL_DIR = join(REPO_ROOT, '.vscode-test', 'code-server');
+/**
+ * Where code-server is installed: `.vscode-test/code-server/` in the clone, or
+ * `PREFIX_LENS_CODE_SERVER_DIR` (CI points it at a machine-wide cache so a
+ * clean clone skips the ~2 minute install).
+ */
+export const INSTALL_DIR = resolve(process.env.PREFIX_LENS_CODE_SERVER_DIR ?? join(REPO_ROOT, '.vscode-test', 'code-server'));
 export const CODE_SERVER_BIN = join(INSTALL_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 export const CHROMIUM = process.env.PREFIX_LENS_CHROMIUM ?? '/usr/bin/chromium';
 const HOST = '127.0.0.1';
@@ -61,13 +66,25 @@ export function ensureCodeServer(log: (line: string) => void = (l) => console.er
   if (installedVersion() === CODE_SERVER_VERSION) return CODE_SERVER_BIN;
   log(`Installing code-server ${CODE_SERVER_VERSION} into ${INSTALL_DIR} (first run: about 2 minutes)…`);
   prefillRipgrepCache();
-  mkdirSync(INSTALL_DIR, { recursive: true });
-  writeFileSync(join(INSTALL_DIR, 'package.json'), '{ "name": "prefix-lens-code-server", "private": true }\n');
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `code-server@${CODE_SERVER_VERSION}`], {
-    cwd: INSTALL_DIR,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, npm_config_unsafe_perm: 'true', npm_config_yes: 'true' },
-  });
+  // Install next to the target and rename: a concurrent or interrupted install never leaves a half folder.
+  const staging = `${INSTALL_DIR}.partial-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  writeFileSync(join(staging, 'package.json'), '{ "name": "prefix-lens-code-server", "private": true }\n');
+  try {
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `code-server@${CODE_SERVER_VERSION}`], {
+      cwd: staging,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, npm_config_unsafe_perm: 'true', npm_config_yes: 'true' },
+    });
+    if (installedVersion() !== CODE_SERVER_VERSION) {
+      rmSync(INSTALL_DIR, { recursive: true, force: true });
+      mkdirSync(dirname(INSTALL_DIR), { recursive: true });
+      renameSync(staging, INSTALL_DIR);
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   if (installedVersion() !== CODE_SERVER_VERSION) throw new Error('code-server did not install');
   return CODE_SERVER_BIN;
 }

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Report } from '../../../src/core/api';
-import { closeAll, codeOf, example, fixture, openTranscript, waitFor } from './helpers';
+import { closeAll, codeOf, example, fixture, openTranscript, repoPath, waitFor } from './helpers';
 
 suite('compare, export, inspector', () => {
   teardown(closeAll);
@@ -24,6 +24,14 @@ suite('compare, export, inspector', () => {
     assert.ok(compared.some((d) => codeOf(d).value === 'tool-result-orphaned'));
     const reverse = await vscode.commands.executeCommand<Report>('prefixLens.compareWith', after, after);
     assert.equal(reverse?.steps[0]?.decision, 'patch', 'a file judged against itself is a patch');
+  });
+
+  test('"Compare with HEAD" judges the working file as a rewrite of its committed version', async () => {
+    const file = vscode.Uri.file(repoPath('examples', 'seed-incident.trace.jsonl')); // read only
+    const report = await vscode.commands.executeCommand<Report>('prefixLens.compareWithHead', file);
+    assert.ok(report, 'git HEAD has the example');
+    assert.equal(report.steps.length, 2, 'the file\'s own step, then the snapshot against HEAD');
+    assert.equal(report.steps[1]?.source, 'snapshot');
   });
 
   test('"Export Report" writes Markdown and SARIF 2.1.0 of the current transcript', async () => {
