@@ -1,6 +1,9 @@
 /** The inspector's pure snapshot builder: display texts, boundary, pairs, orphans, findings. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkTranscript, planFix } from '../../src/core';
 import { renderWindow } from '../../src/core/render';
 import {
   buildSnapshot,
@@ -141,4 +144,25 @@ test('webview messages are validated before the host acts on them', () => {
   assert.equal(parseWebviewMessage({ type: 'selectStep', step: -1 }), undefined);
   assert.equal(parseWebviewMessage({ type: 'evil' }), undefined);
   assert.deepEqual(parseWebviewMessage({ type: 'ready', protocol: 1, restoredStep: 3 }), { type: 'ready', protocol: 1, restoredStep: 3 });
+});
+
+test('with the real engine: the seed incident shows its orphan, reasons at their lines, and a fix that does not abort', () => {
+  const file = join(__dirname, '..', '..', 'examples', 'seed-incident.trace.jsonl');
+  const text = readFileSync(file, 'utf8');
+  const report = checkTranscript({ file, text }, { keepRewrites: true });
+  const snap = buildSnapshot(report, undefined, { renderWindow: (w) => renderWindow(w), planFix }, text);
+  const detail = snap.detail!;
+  assert.equal(detail.step.decision, 'abort');
+  assert.deepEqual([...detail.step.rules].sort(), ['prefix-mutated', 'schema-dropped', 'tool-result-orphaned']);
+  const orphans = detail.after.segments.filter((s) => s.state === 'orphan-result');
+  assert.equal(orphans.length, 1);
+  assert.ok(detail.after.text.slice(orphans[0]!.start, orphans[0]!.end).includes(orphans[0]!.callId));
+  for (const f of detail.findings) {
+    const line = text.split('\n')[f.line - 1]!;
+    assert.equal(text.slice(f.range.start, f.range.end), line.slice(f.column - 1, f.column - 1 + f.range.end - f.range.start));
+  }
+  assert.ok(detail.fix, 'the planner offers a fix');
+  assert.notEqual(detail.fix!.decision, 'abort');
+  assert.equal(detail.fix!.after.segments.filter((s) => s.state.startsWith('orphan')).length, 0);
+  assert.equal(detail.before.boundaryTokens, report.steps[0]!.boundary.tokens);
 });

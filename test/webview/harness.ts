@@ -100,11 +100,17 @@ export async function startHarness(): Promise<Harness> {
 export const ENGINE: InspectorEngine = { renderWindow: (window) => renderWindow(window) };
 
 /** The stub's data: the snapshot and every step's detail, built by the real snapshot builder. */
-export function fixtureOf(report: Report, theme: ThemeName = 'light', engine: InspectorEngine = ENGINE, selected?: number): Fixture {
+export function fixtureOf(
+  report: Report,
+  theme: ThemeName = 'light',
+  engine: InspectorEngine = ENGINE,
+  selected?: number,
+  sourceText = 'source',
+): Fixture {
   const details: Record<number, StepDetail> = {};
-  for (const step of report.steps) details[step.index] = stepDetail(report, step.index, engine, 'source')!;
+  for (const step of report.steps) details[step.index] = stepDetail(report, step.index, engine, sourceText)!;
   // The stub adds the selected step's detail when it answers `ready`.
-  const { detail: _detail, ...snapshot } = buildSnapshot(report, selected, engine, 'source');
+  const { detail: _detail, ...snapshot } = buildSnapshot(report, selected, engine, sourceText);
   return { snapshot, details, theme: THEMES[theme] };
 }
 

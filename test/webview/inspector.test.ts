@@ -5,13 +5,15 @@
  * preview, a hostile transcript, and screenshots in light and dark themes.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { checkTranscript, planFix } from '../../src/core';
 import type { InspectorEngine } from '../../src/extension/inspector/snapshot';
 import type { WebviewMessage } from '../../src/shared/protocol';
 import { hostileReport, incidentReport, largeReport, msg, text } from '../fixtures/inspector/reports';
-import { ENGINE, fixtureOf, type Harness, openInspector, OUTPUT, startHarness, waitReady } from './harness';
+import { ENGINE, fixtureOf, ROOT, type Harness, openInspector, OUTPUT, startHarness, waitReady } from './harness';
 
 let harness: Harness;
 before(async () => {
@@ -205,6 +207,31 @@ for (const theme of ['light', 'dark'] as const) {
     await page.screenshot({ path: join(OUTPUT, `inspector-${theme}.png`) });
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert.equal(background, theme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(31, 31, 31)');
+    await page.context().close();
+  });
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`the real engine's seed incident (${theme}): abort with its reasons, the orphan, and a fix preview`, async () => {
+    const file = join(ROOT, 'examples', 'seed-incident.trace.jsonl');
+    const source = readFileSync(file, 'utf8');
+    const report = checkTranscript({ file, text: source }, { keepRewrites: true });
+    const engine: InspectorEngine = { ...ENGINE, planFix };
+    const { page, errors } = await openInspector(harness, fixtureOf(report, theme, engine, undefined, source), theme);
+    const bannerText = (await page.locator('.pl-banner').textContent()) ?? '';
+    for (const rule of ['ABORT', 'tool-result-orphaned', 'schema-dropped', 'prefix-mutated']) assert.ok(bannerText.includes(rule), rule);
+    await page.locator('.editor.modified .pl-orphan-label').first().waitFor();
+    const call = page.locator('.editor.original .pl-call').first();
+    const box = (await call.boundingBox())!;
+    await page.mouse.move(box.x + 20, box.y + box.height / 2);
+    await page.locator('.editor.modified .pl-pair-active').first().waitFor();
+    await page.screenshot({ path: join(OUTPUT, `inspector-seed-incident-${theme}.png`) });
+    await page.locator('.pl-preview-toggle').click();
+    await page.locator('.pl-fix-note').waitFor();
+    await waitReady(page, 1);
+    assert.equal(await page.locator('.editor.modified .pl-orphan').count(), 0, 'the fixed window has no orphan');
+    await page.screenshot({ path: join(OUTPUT, `inspector-seed-incident-fix-${theme}.png`) });
+    assert.deepEqual(errors, []);
     await page.context().close();
   });
 }

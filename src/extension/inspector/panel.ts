@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { Report } from '../../core/api';
-import { renderWindow } from '../../core/render';
+import { planFix, renderWindow } from '../../core';
 import {
   assertNever,
   type HostMessage,
@@ -22,7 +22,10 @@ import { buildSnapshot, chooseStep, type InspectorEngine, stepDetail } from './s
 
 export const OPEN_INSPECTOR_COMMAND = 'prefixLens.openInspector';
 
-const ENGINE: InspectorEngine = { renderWindow: (window) => renderWindow(window) };
+const ENGINE: InspectorEngine = {
+  renderWindow: (window) => renderWindow(window),
+  planFix: (rewrite, sourceText) => planFix(rewrite, sourceText),
+};
 
 /** The build output the webview may load from; nothing else. */
 function webviewRoot(context: vscode.ExtensionContext): vscode.Uri {
