@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkTranscript } from '../../src/core/check';
+import { checkAgainst, checkTranscript } from '../../src/core/check';
 import { codexAdapter } from '../../src/core/formats/codex';
 import { detectFormat } from '../../src/core/formats/registry';
 import { inputFromFile, inputFromText } from '../../src/core/io';
@@ -156,6 +156,15 @@ describe('codex: large and MCP rollouts', () => {
     const events = readWith(codexAdapter, STRESS);
     assert.equal(countBlocks(events.final, 'tool_call'), 118);
     assert.deepEqual(unpaired(events.final), { calls: [], results: [] });
+  });
+
+  it('an earlier capture of the same rollout checked against the full one is append-only: patch', () => {
+    const full = fileText(STRESS);
+    const earlier = full.split('\n').slice(0, 60).join('\n') + '\n';
+    const report = checkAgainst(inputFromText('earlier.jsonl', earlier), inputFromText('full.jsonl', full), OPTIONS);
+    const snapshot = report.steps[report.steps.length - 1]!;
+    assert.equal(snapshot.source, 'snapshot');
+    assert.equal(snapshot.decision, 'patch');
   });
 
   it('pairs the 5 MCP calls and checks clean', () => {
