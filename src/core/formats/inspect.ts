@@ -43,7 +43,7 @@ function* readInspect(input: TranscriptInput): Generator<TranscriptEvent> {
     yield* readEvalZip(bytes);
     return;
   }
-  const text = input.text();
+  const text = new TextDecoder().decode(bytes);
   const parsed = parseJson(text);
   if (!parsed.ok) {
     const at = Math.min(parsed.error.offset, text.length);
