@@ -268,3 +268,18 @@ describe('claude-code: preserved messages written again after the summary', () =
     assert.equal(report.steps[0]!.source, 'compaction');
   });
 });
+
+describe('claude-code: hook output lines', () => {
+  it('an attachment line in the parent chain is walked through without a finding', () => {
+    const line = (o: Record<string, unknown>) => JSON.stringify({ isSidechain: false, userType: 'external', sessionId: 's', ...o });
+    const text = [
+      line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hi' } }),
+      line({ type: 'attachment', uuid: 'h1', parentUuid: 'u1', attachment: { type: 'hook_additional_context', content: ['ctx'] } }),
+      line({ type: 'assistant', uuid: 'a1', parentUuid: 'h1', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'text', text: 'hello' }] } }),
+    ].join('\n');
+    const events = readWith(claudeCodeAdapter, 'hook.jsonl', text);
+    assert.deepEqual(events.findings, []);
+    assert.deepEqual(events.steps, []);
+    assert.deepEqual(events.final.messages.map(textOf), ['hi', 'hello']);
+  });
+});

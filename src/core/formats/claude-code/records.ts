@@ -38,8 +38,12 @@ export interface CcRecord {
 /** Records that are never part of the model's context and are skipped without a finding. */
 const UI_ONLY = new Set(['file-history-snapshot', 'queue-operation', 'summary', 'custom-title', 'tag', 'agent-name', 'last-prompt']);
 
-/** Record types this reader interprets (messages, or lines it walks through). */
-const MODEL_TYPES = new Set(['user', 'assistant', 'system', 'progress']);
+/**
+ * Record types this reader interprets: messages, or lines it walks through.
+ * `attachment` lines (hook additional context, file mentions, in newer
+ * versions) are hook output: walked through and skipped without a finding.
+ */
+const MODEL_TYPES = new Set(['user', 'assistant', 'system', 'progress', 'attachment']);
 
 export interface ReadRecords {
   readonly records: CcRecord[];
@@ -92,7 +96,7 @@ function classify(node: JsonNode, range: SourceRange, index: number): CcRecord {
     };
   }
   if (type === 'system' && propString(node, 'subtype') === 'compact_boundary') return { ...base, kind: 'boundary' };
-  if (type === 'progress' || type === 'system' || type === 'user' || type === 'assistant') return { ...base, kind: 'transparent' };
+  if (MODEL_TYPES.has(type)) return { ...base, kind: 'transparent' };
   return { ...base, kind: base.uuid && !UI_ONLY.has(type) ? 'transparent' : 'ignored' };
 }
 
