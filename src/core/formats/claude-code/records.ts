@@ -6,12 +6,11 @@
  * `summary` titles) are dropped silently; unknown types are reported as
  * `record-skipped` info.
  */
-import type { Finding } from '../../findings';
+import { finding, type Finding } from '../../findings';
 import { prop, propString, type JsonNode } from '../../json/parse';
 import type { SourceRange } from '../../text';
 import type { TranscriptInput } from '../../transcript';
 import { parseJsonLines } from '../wild/common';
-import { finding } from '../../findings';
 import { onlyToolResults } from './blocks';
 
 export type RecordKind = 'message' | 'transparent' | 'boundary' | 'ignored';
