@@ -41,7 +41,10 @@ export function alignMessages(
   let prevI = -1;
   let prevJ = -1;
   for (const [i, j] of [...anchors, [after.length, before.length] as const]) {
-    pairGap(prevI + 1, i, prevJ + 1, j, { afterOrigin, afterKind, beforeFate }, roles);
+    // The trailing gap may also hold appended messages (a request log's next
+    // request): its first messages are paired with the before tail.
+    const trailing = i === after.length;
+    pairGap(prevI + 1, trailing ? Math.min(i, prevI + 1 + j - prevJ - 1) : i, prevJ + 1, j, { afterOrigin, afterKind, beforeFate }, roles);
     prevI = i;
     prevJ = j;
   }

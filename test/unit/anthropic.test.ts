@@ -224,3 +224,42 @@ describe('anthropic: orphans and the sniff', () => {
     assert.equal(anthropicAdapter.sniff('{"type":"prefix-lens/trace","version":1}\n'), false);
   });
 });
+
+describe('anthropic: request-log steps through the engine', () => {
+  const tools = [
+    { name: 'lookup', input_schema: { type: 'object' } },
+    { name: 'other', input_schema: { type: 'object' } },
+  ];
+  const base = { model: 'm', max_tokens: 10, system: 'S' };
+  const call = (input: string) => `{"type":"tool_use","id":"toolu_1","name":"lookup","input":${input}}`;
+  const log = (replayInput: string, replayTools: unknown[] = tools) =>
+    [
+      `{"request":${JSON.stringify({ ...base, tools, messages: [{ role: 'user', content: 'q' }] })},"response":{"role":"assistant","content":[${call('{"a":1,"b":2}')}]}}`,
+      `{"request":{"model":"m","max_tokens":10,"system":"S","tools":${JSON.stringify(replayTools)},"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[${call(replayInput)}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"r"}]}]}}`,
+    ].join('\n');
+  const judge = (text: string) => checkTranscript({ file: 'log.jsonl', text }, { tokens: false }).steps[0]!;
+
+  it('an exact replay is patch', () => {
+    assert.equal(judge(log('{"a":1,"b":2}')).decision, 'patch');
+  });
+
+  it('a replayed tool input with its keys reordered is render-unstable (defer)', () => {
+    const step = judge(log('{"b":2,"a":1}'));
+    assert.equal(step.decision, 'defer');
+    assert.ok(step.rules.includes('render-unstable'));
+  });
+
+  it('a replayed tool input with another value is not a patch', () => {
+    assert.notEqual(judge(log('{"a":1,"b":3}')).decision, 'patch');
+  });
+
+  it('dropping the schema of a call in the history aborts (no historical registry in request bodies)', () => {
+    const step = judge(log('{"a":1,"b":2}', [tools[1]]));
+    assert.equal(step.decision, 'abort');
+    assert.ok(step.rules.includes('schema-dropped'));
+  });
+
+  it('dropping a schema no call references is not an abort', () => {
+    assert.notEqual(judge(log('{"a":1,"b":2}', [tools[0]])).decision, 'abort');
+  });
+});
