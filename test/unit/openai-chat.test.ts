@@ -114,6 +114,11 @@ describe('openai-chat: the recorded corpus', () => {
     // The consumed output was rewritten (but no pair is cut: the new id is used by its result): defer.
     assert.equal(report.steps[0]!.decision, 'defer');
     assert.ok(report.steps[0]!.rules.includes('prefix-mutated'));
+    // The replayed message is the consumed one edited in place, not history removed.
+    assert.ok(!report.steps[0]!.rules.includes('elision-unmarked'));
+    const mutated = report.findings.find((f) => f.rule === 'prefix-mutated')!;
+    assert.equal(mutated.step, 1);
+    assert.match(fileText(WITHOUT_ID).slice(mutated.range.start, mutated.range.end), /pyd_ai_|"tool_calls"|"function"/);
   });
 });
 
