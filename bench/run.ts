@@ -7,14 +7,16 @@
  * 2. 10k-message windows: `guardRewrite` against the naive set-compare guard
  *    of bench/reference-guard.ts.
  *
- * Every measurement runs in a fresh child process (bench/measure.ts). Results
- * are merged into bench/results.json (see bench/results.ts) and printed.
+ * 3. The inspector webview (bench/webview.ts), unless `--engine-only`.
+ *
+ * Every engine measurement runs in a fresh child process (bench/measure.ts).
+ * Results are merged into bench/results.json (see bench/results.ts) and printed.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_LOG, generateLog, type GenerateOptions, type GeneratedLog } from './generate';
-import { addResult, formatTable, removeResults, result, type BenchResult } from './results';
+import { addResult, formatTable, readResults, removeResults, result, type BenchResult } from './results';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'bench', 'data');
@@ -116,13 +118,26 @@ function guardResults(): BenchResult[] {
   });
 }
 
-function main(): void {
+/** The inspector's numbers (bench/webview.ts, headless Chromium); skipped with a note when it cannot run here. */
+async function inspectorResults(): Promise<void> {
+  try {
+    const { benchWebview } = await import('./webview');
+    const entries = await benchWebview();
+    removeResults(['inspector.']);
+    addResult(entries);
+  } catch (error) {
+    process.stdout.write(`inspector bench skipped: ${(error as Error).message.split('\n')[0]}\n`);
+  }
+}
+
+async function main(): Promise<void> {
   const started = Date.now();
   const log = ensureLog(FULL_LOG);
   const entries = [...requestLogResults(log), ...guardResults()];
   removeResults(OWN_PREFIXES);
-  const all = addResult(entries);
-  process.stdout.write(`\n${formatTable(all)}\n\nwrote bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  addResult(entries);
+  if (!process.argv.includes('--engine-only')) await inspectorResults();
+  process.stdout.write(`\n${formatTable(readResults())}\n\nwrote bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
-main();
+void main();
