@@ -32,7 +32,7 @@ async function takeScreenshot(server: RunningCodeServer, url: string, file: stri
   try {
     const page = await newWorkbenchPage(browser);
     page.setDefaultTimeout(90_000);
-    await page.goto(url);
+    await page.goto(url, { waitUntil: 'commit', timeout: 180_000 }); // the workbench loads on; a busy machine is slow to fire 'load'
     await page.locator('.codelens-decoration', { hasText: 'Step 1/1' }).first().waitFor();
     await page.locator('.squiggly-error').first().waitFor();
     await page.waitForTimeout(500);

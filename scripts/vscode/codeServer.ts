@@ -160,7 +160,7 @@ export async function startCodeServer(options: StartOptions = {}): Promise<Runni
 }
 
 async function waitForHealth(origin: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`code-server exited (${child.exitCode}):\n${output()}`);
     try {
@@ -171,7 +171,7 @@ async function waitForHealth(origin: string, child: ChildProcess, output: () => 
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`code-server did not become healthy within 60 s:\n${output()}`);
+  throw new Error(`code-server did not become healthy within 180 s:\n${output()}`);
 }
 
 /** Kills the whole process group (the pid alone leaves a file watcher running), then removes the temp dirs. */

@@ -51,7 +51,7 @@ async function main(): Promise<number> {
     console.error('launcher: only test runs are supported (pass --extensionTestsPath)');
     return 2;
   }
-  const timeoutMs = Number(process.env.PREFIX_LENS_TEST_TIMEOUT_MS ?? 300_000);
+  const timeoutMs = Number(process.env.PREFIX_LENS_TEST_TIMEOUT_MS ?? 900_000);
   const server = await startCodeServer({ verbose: process.env.PREFIX_LENS_VERBOSE === '1' });
   const browser = await launchChromium();
   try {
@@ -69,7 +69,7 @@ async function main(): Promise<number> {
       extensionDevelopmentPath: args.extensionDevelopmentPath,
       extensionTestsPath: testsModule(args.extensionTestsPath),
     });
-    await page.goto(url);
+    await page.goto(url, { waitUntil: 'commit', timeout: 180_000 }); // the workbench loads on; a busy machine is slow to fire 'load'
     const timeout = new Promise<number>((r) =>
       setTimeout(() => {
         console.error(`launcher: the suite did not finish within ${timeoutMs / 1000} s`);

@@ -21,6 +21,9 @@ suite('diagnostics', () => {
     assert.equal(orphan.severity, vscode.DiagnosticSeverity.Error);
     sameRange(orphan.range, rangeOf(doc, rewriteLine, '"toolu_01"', '"tool_call_id"'), 'the orphaned tool_call_id value');
     assert.match(orphan.message, /toolu_01/);
+    const partner = (orphan.relatedInformation ?? []).find((r) => r.message.includes('call'));
+    assert.ok(partner, 'related: the call the rewrite dropped');
+    sameRange(partner.location.range, rangeOf(doc, 2, '"toolu_01"', '"id"'), 'the call id in the generate event');
 
     const [dropped] = byRule(ds, 'schema-dropped');
     assert.ok(dropped);

@@ -34,13 +34,13 @@ async function runCommand(title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
-/** The text of the first webview frame whose body contains `needle`. */
-async function webviewText(needle: string): Promise<string> {
+/** The first webview frame whose body contains `needle`, with its text. */
+async function webviewText(needle: string): Promise<{ frame: Frame; text: string }> {
   const deadline = Date.now() + TIMEOUT;
   while (Date.now() < deadline) {
     for (const frame of page.frames()) {
       const text = await bodyText(frame);
-      if (text.includes(needle)) return text;
+      if (text.includes(needle)) return { frame, text };
     }
     await page.waitForTimeout(250);
   }
@@ -61,7 +61,7 @@ before(async () => {
   browser = await launchChromium();
   page = await newWorkbenchPage(browser);
   page.setDefaultTimeout(TIMEOUT);
-  await page.goto(workbenchUrl(server, { folder: join(REPO_ROOT, 'examples'), extensionDevelopmentPath: [REPO_ROOT], openFile: SEED }));
+  await page.goto(workbenchUrl(server, { folder: join(REPO_ROOT, 'examples'), extensionDevelopmentPath: [REPO_ROOT], openFile: SEED }), { waitUntil: 'commit', timeout: 180_000 });
   await page.locator('.monaco-workbench').waitFor();
   await page.locator('.monaco-editor .view-lines', { hasText: 'prefix-lens/trace' }).first().waitFor();
 });
@@ -95,8 +95,9 @@ test('the Problems panel lists the findings with their rule ids', async () => {
 test('"Prefix Lens: Open Inspector" shows the decision banner in a webview', async () => {
   await page.locator('.monaco-editor .view-lines').first().click();
   await runCommand('Prefix Lens: Open Inspector');
-  const text = await webviewText('ABORT');
+  const { frame, text } = await webviewText('ABORT');
   assert.match(text, /tool-result-orphaned/);
-  await page.waitForTimeout(2000); // let Monaco paint the diff before the screenshot
+  await frame.locator('.pl-banner').first().waitFor({ state: 'visible' });
+  await page.waitForTimeout(3000); // a busy machine paints the webview (and Monaco's diff) late
   await shot('inspector.png');
 });
