@@ -197,7 +197,7 @@ test('a 10k-message window opens, decorates only what is on screen, and steps', 
   await page.context().close();
 });
 
-for (const theme of ['light', 'dark'] as const) {
+for (const theme of ['light', 'dark', 'high-contrast'] as const) {
   test(`screenshot: ${theme} theme`, async () => {
     const { page } = await openInspector(harness, fixtureOf(incidentReport(), theme), theme);
     const call = lineWith(page, 'original', '"type":"tool_use","id":"toolu_01A"');
@@ -206,7 +206,7 @@ for (const theme of ['light', 'dark'] as const) {
     await page.waitForFunction(() => document.body.dataset.activePair === 'toolu_01A');
     await page.screenshot({ path: join(OUTPUT, `inspector-${theme}.png`) });
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    assert.equal(background, theme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(31, 31, 31)');
+    assert.equal(background, { light: 'rgb(255, 255, 255)', dark: 'rgb(31, 31, 31)', 'high-contrast': 'rgb(0, 0, 0)' }[theme]);
     await page.context().close();
   });
 }
