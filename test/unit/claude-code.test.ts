@@ -283,3 +283,27 @@ describe('claude-code: hook output lines', () => {
     assert.deepEqual(events.final.messages.map(textOf), ['hi', 'hello']);
   });
 });
+
+describe('claude-code: a hook reminder written before the tool result, both against the tool_use line', () => {
+  const line = (o: Record<string, unknown>) => JSON.stringify({ isSidechain: false, userType: 'external', sessionId: 's', ...o });
+  const text = [
+    line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'edit it' } }),
+    line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_E', name: 'Edit', input: {} }] } }),
+    line({ type: 'user', uuid: 'm1', parentUuid: 'a1', isMeta: true, message: { role: 'user', content: '<system-reminder>PreToolUse hook ran</system-reminder>' } }),
+    line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_E', content: 'ok' }] } }),
+    line({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { id: 'msg_2', role: 'assistant', content: [{ type: 'text', text: 'Edited.' }] } }),
+    line({ type: 'user', uuid: 'u2', parentUuid: 'a1', message: { role: 'user', content: 'no, do it differently' } }),
+  ].join('\n');
+
+  it('is one user turn with the result first; a prompt written against the old output later is a real rewind', () => {
+    const events = readWith(claudeCodeAdapter, 'hooks.jsonl', text);
+    assert.equal(events.steps.length, 1);
+    const before = events.steps[0]!.before;
+    assert.deepEqual(before.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(before.messages[2]!.blocks.map((b) => b.kind), ['tool_result', 'text']);
+    assert.equal(events.steps[0]!.source, 'runtime');
+    assert.deepEqual(events.final.messages.map(textOf), ['edit it', '', 'no, do it differently']);
+    const report = checkTranscript(inputFromText('hooks.jsonl', text), OPTIONS);
+    assert.deepEqual(report.findings.filter((f) => f.rule === 'tool-result-misplaced'), []);
+  });
+});

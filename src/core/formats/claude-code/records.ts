@@ -31,6 +31,8 @@ export interface CcRecord {
   readonly messageId?: string;
   readonly content?: JsonNode;
   readonly compactSummary: boolean;
+  /** `isMeta`: injected, user-invisible context (hook reminders, caveats). */
+  readonly meta: boolean;
   readonly toolResultsOnly: boolean;
 }
 
@@ -80,6 +82,7 @@ function classify(node: JsonNode, range: SourceRange, index: number): CcRecord {
     parentUuid: parent?.type === 'string' ? parent.value : parent?.type === 'null' ? null : undefined,
     sidechain: sidechainNode?.type === 'boolean' && sidechainNode.value,
     compactSummary: isTrue(node, 'isCompactSummary'),
+    meta: isTrue(node, 'isMeta'),
     toolResultsOnly: false,
   };
   if ((type === 'user' || type === 'assistant') && prop(node, 'message')?.type === 'object' && !isTrue(node, 'isApiErrorMessage')) {

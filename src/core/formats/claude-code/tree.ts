@@ -76,47 +76,54 @@ class SessionState {
   }
 
   private addMessage(record: CcRecord, onRewind: (rewind: Rewind) => void): void {
-    const parent = this.afterResults(this.parentOf(record));
-    const existing = this.joinExisting(record, parent);
+    const origin = this.parentOf(record);
+    const parent = this.continuation(record, origin);
+    const existing = this.joinExisting(record, origin);
     if (existing) {
       if (record.uuid) this.effective.set(record.uuid, existing);
       return;
     }
-    const unit = this.newUnit(record, parent);
+    const unit = this.newUnit(record, parent, outputOf(origin));
     if (record.uuid) this.effective.set(record.uuid, unit);
     this.noticeRewind(unit, record, onRewind);
     this.leaf = unit;
   }
 
   /**
-   * A line parented to a model output whose results are the current leaf (an
-   * interruption notice written against the tool_use line) continues after
-   * those results: it is no rewind.
+   * Tool results and injected (`isMeta`) lines are written against the model
+   * output they follow, as siblings of each other. When the lines since that
+   * output are all user lines, such a line continues after them: no rewind.
+   * (A user prompt written against an earlier output is a real fork.)
    */
-  private afterResults(parent: Unit | undefined): Unit | undefined {
-    const results = parent && this.results.get(parent);
-    return results && results === this.leaf ? results : parent;
+  private continuation(record: CcRecord, origin: Unit | undefined): Unit | undefined {
+    if (!origin || origin.role !== 'assistant' || !this.leaf || this.leaf === origin) return origin;
+    if (!record.toolResultsOnly && !record.meta && this.results.get(origin) !== this.leaf) return origin;
+    for (let u: Unit | undefined = this.leaf; u; u = u.parent) {
+      if (u.parent === origin) return u.role === 'user' ? this.leaf : origin;
+      if (u.role !== 'user') return origin;
+    }
+    return origin;
   }
 
   /** An assistant line of a model output already seen, or a tool-result line of a results unit. */
-  private joinExisting(record: CcRecord, parent: Unit | undefined): Unit | undefined {
+  private joinExisting(record: CcRecord, origin: Unit | undefined): Unit | undefined {
     if (record.role === 'assistant' && record.messageId) {
       const group = this.groups.get(record.messageId);
       if (group) group.lines.push(record);
       return group;
     }
-    if (record.role === 'user' && record.toolResultsOnly && parent) {
-      const output = parent.role === 'assistant' ? parent : parent.answers;
-      const unit = output && this.results.get(output);
+    const output = outputOf(origin);
+    if (record.role === 'user' && record.toolResultsOnly && output) {
+      const unit = this.results.get(output);
       if (unit) unit.lines.push(record);
       return unit;
     }
     return undefined;
   }
 
-  private newUnit(record: CcRecord, parent: Unit | undefined): Unit {
+  private newUnit(record: CcRecord, parent: Unit | undefined, output: Unit | undefined): Unit {
     const role = record.role ?? 'user';
-    const answers = role === 'user' && record.toolResultsOnly && parent?.role === 'assistant' ? parent : undefined;
+    const answers = role === 'user' && record.toolResultsOnly && output && !this.results.has(output) ? output : undefined;
     const summary = record.compactSummary || (this.boundary !== undefined && parent === undefined);
     const unit: Unit = {
       role,
@@ -171,6 +178,11 @@ class SessionState {
   }
 }
 
+/** The model output a line hangs off: the output itself, or the output a results unit answers. */
+function outputOf(unit: Unit | undefined): Unit | undefined {
+  return unit?.role === 'assistant' ? unit : unit?.answers;
+}
+
 /** The messages of the path from the root to `leaf`, with preserved segments after their summary. */
 export function messagesOf(leaf: Unit): Message[] {
   const path: Unit[] = [];
@@ -194,15 +206,21 @@ function toMessage(group: { role: 'user' | 'assistant'; lines: readonly CcRecord
   return group.elision ? { role: group.role, blocks, source, elision: true } : { role: group.role, blocks, source };
 }
 
-/** Consecutive user lines reach the API as one user message (the summary marker stays on its own). */
+/**
+ * Consecutive user lines reach the API as one user message (the summary marker
+ * stays on its own), tool results first: Claude Code puts them before the text
+ * of other lines (a hook reminder written before a result), as the API requires.
+ */
 function mergeUsers(messages: Message[]): Message[] {
   const out: Message[] = [];
   for (const message of messages) {
     const last = out[out.length - 1];
     if (last && last.role === 'user' && message.role === 'user' && !last.elision && !message.elision) {
+      const blocks = [...last.blocks, ...message.blocks];
+      const results = blocks.filter((b) => b.kind === 'tool_result');
       out[out.length - 1] = {
         role: 'user',
-        blocks: [...last.blocks, ...message.blocks],
+        blocks: [...results, ...blocks.filter((b) => b.kind !== 'tool_result')],
         source: span(last.source, message.source),
       };
     } else out.push(message);
