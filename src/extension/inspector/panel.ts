@@ -69,7 +69,7 @@ class InspectorHost implements vscode.Disposable {
     if (!this.panel) {
       const column = { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true };
       this.adopt(vscode.window.createWebviewPanel(VIEW_TYPE, 'Prefix Lens Inspector', column, webviewOptions(this.context)));
-    } else this.panel.reveal(vscode.ViewColumn.Beside, true);
+    } else this.panel.reveal(undefined, true);
     if (session) this.follow(session);
     if (session && target.step !== undefined) session.selectStep(target.step);
   }
@@ -120,7 +120,10 @@ class InspectorHost implements vscode.Disposable {
     switch (message.type) {
       case 'ready':
         this.shown = { report: undefined, step: undefined, ready: true };
-        if (message.protocol !== PROTOCOL_VERSION) return;
+        if (message.protocol !== PROTOCOL_VERSION) {
+          this.post({ type: 'empty', reason: 'The inspector was updated: close and reopen the panel.' });
+          return;
+        }
         if (session && session.selectedStep === undefined && message.restoredStep !== undefined) {
           session.selectStep(message.restoredStep);
         }
