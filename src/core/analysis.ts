@@ -5,7 +5,7 @@
  * size of the two windows.
  */
 import { alignMessages, type Alignment } from './align';
-import { pairsOf, type EngineContext } from './context';
+import { layoutOf, pairsOf, type EngineContext } from './context';
 import type { ContextWindow, Rewrite, ToolPair } from './model';
 import type { RenderCache } from './render';
 
@@ -34,14 +34,10 @@ export interface RewriteAnalysis {
   readonly beforeFile?: string;
 }
 
+/** A window's renders come from its layout (computed once per window object). */
 export function viewOf(window: ContextWindow, context: EngineContext): WindowView {
-  const render = context.render;
-  return {
-    window,
-    messageTexts: window.messages.map((m) => render.messageText(m)),
-    toolTexts: window.tools.map((t) => render.tool(t)),
-    pairs: pairsOf(window, context),
-  };
+  const layout = layoutOf(window, context);
+  return { window, messageTexts: layout.messageTexts, toolTexts: layout.toolTexts, pairs: pairsOf(window, context) };
 }
 
 function commonLength(a: readonly string[], b: readonly string[]): number {

@@ -161,8 +161,13 @@ export function checkTranscript(input: CheckInput, options: CheckOptions = {}, c
   return runTranscript(toInput(input), options, context).report;
 }
 
-function runTranscript(source: TranscriptInput, options: CheckOptions, context?: EngineContext): { report: Report; run: Run } {
-  const adapter = resolveAdapter(source, options);
+/** Checks one transcript with a given reader (a library caller's own adapter, or a variant of a built-in one). */
+export function checkTranscriptWith(adapter: FormatAdapter, input: CheckInput, options: CheckOptions = {}): Report {
+  return runTranscript(toInput(input), options, undefined, adapter).report;
+}
+
+function runTranscript(source: TranscriptInput, options: CheckOptions, context?: EngineContext, reader?: FormatAdapter): { report: Report; run: Run } {
+  const adapter = reader ?? resolveAdapter(source, options);
   const run = newRun(options, context);
   const tracked = trackLines(source);
   readAll(run, adapter, tracked.input);

@@ -83,6 +83,14 @@ export interface OpaqueBlock {
 
 export type Block = TextBlock | ToolCall | ToolResult | OpaqueBlock;
 
+/**
+ * Key of `Message[CARRIED_FROM]`: the first reading of the same message when a
+ * reader carried it over unchanged from an earlier record (each request of a
+ * request log repeats the history before it). Same bytes, so the same render;
+ * other source ranges. A symbol, so JSON output and key listings skip it.
+ */
+export const CARRIED_FROM: unique symbol = Symbol('carriedFrom');
+
 export interface Message {
   readonly role: Role;
   readonly blocks: readonly Block[];
@@ -92,6 +100,8 @@ export interface Message {
   readonly container?: SourceRange;
   /** True when this message marks elided history (a summary, a compaction item, our marker). */
   readonly elision?: boolean;
+  /** See `CARRIED_FROM`: caches keyed by message (renders) share their entry through it. */
+  readonly [CARRIED_FROM]?: Message;
 }
 
 /** Where the pairing of a window continues outside it (OpenAI Responses server state). */
@@ -161,21 +171,25 @@ export function toolResults(message: Message): ToolResult[] {
 
 /** Indexes the calls and results of a window by id, in order of appearance. */
 export function toolPairs(window: ContextWindow): Map<string, ToolPair> {
-  const pairs = new Map<string, { id: string; call?: ToolPair['call']; results: ToolPair['results'][number][] }>();
+  type Entry = { id: string; call?: ToolPair['call']; results: ToolPair['results'][number][] };
+  const pairs = new Map<string, Entry>();
   const entry = (id: string) => {
     let pair = pairs.get(id);
     if (!pair) pairs.set(id, (pair = { id, results: [] }));
     return pair;
   };
-  window.messages.forEach((message, m) =>
-    message.blocks.forEach((block, b) => {
+  const messages = window.messages;
+  for (let m = 0; m < messages.length; m++) {
+    const blocks = (messages[m] as Message).blocks;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b] as Block;
       if (block.kind === 'tool_call') {
         const pair = entry(block.id);
         if (!pair.call) pair.call = { message: m, block: b, value: block };
       } else if (block.kind === 'tool_result') {
         entry(block.callId).results.push({ message: m, block: b, value: block });
       }
-    }),
-  );
+    }
+  }
   return pairs;
 }

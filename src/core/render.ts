@@ -11,7 +11,7 @@
  */
 import type { RenderSegment, RenderedWindow } from './api';
 import type { JsonNode } from './json/parse';
-import type { Block, ContextWindow, Message, ToolSchema } from './model';
+import { CARRIED_FROM, type Block, type ContextWindow, type Message, type ToolSchema } from './model';
 
 /** Renders a JsonNode compactly: key order kept, numbers by their raw text, strings re-encoded. */
 export function renderJson(node: JsonNode | undefined): string {
@@ -92,7 +92,9 @@ export function renderMessage(message: Message): string {
 /**
  * Caches renders per message / tool object, so a step and the window events
  * around it render each message once. Create one per check. The per-block
- * parts are built only when a rule asks for them.
+ * parts are built only when a rule asks for them. A message carried over from
+ * an earlier request (`CARRIED_FROM`) shares the entry of its first reading, so
+ * the history a request log repeats is rendered once.
  */
 export class RenderCache {
   private readonly texts = new WeakMap<Message, string>();
@@ -100,14 +102,16 @@ export class RenderCache {
   private readonly tools = new WeakMap<ToolSchema, string>();
 
   message(message: Message): MessageRender {
-    let render = this.parts.get(message);
-    if (!render) this.parts.set(message, (render = renderMessageParts(message)));
+    const key = message[CARRIED_FROM] ?? message;
+    let render = this.parts.get(key);
+    if (!render) this.parts.set(key, (render = renderMessageParts(message)));
     return render;
   }
 
   messageText(message: Message): string {
-    let text = this.texts.get(message);
-    if (text === undefined) this.texts.set(message, (text = renderMessage(message)));
+    const key = message[CARRIED_FROM] ?? message;
+    let text = this.texts.get(key);
+    if (text === undefined) this.texts.set(key, (text = renderMessage(message)));
     return text;
   }
 

@@ -26,6 +26,13 @@ export const anthropicCodec: ProviderCodec = {
   isRequest: (body) => asArray(prop(body, 'messages')) !== undefined && prop(body, 'contents') === undefined,
   readRequest: readAnthropicRequest,
   readResponse: readAnthropicResponse,
+  carrier: {
+    messagesArray: (body) => asArray(prop(body, 'messages')),
+    readRequest: (body, carried) => {
+      const items: Message[] = [];
+      return { request: readAnthropicRequest(body, carried, items), items };
+    },
+  },
 };
 
 export const anthropicAdapter: FormatAdapter = {
@@ -35,12 +42,18 @@ export const anthropicAdapter: FormatAdapter = {
   read: (input) => readRequestLog(input, anthropicCodec),
 };
 
-export function readAnthropicRequest(body: JsonObject): ParsedRequest {
+/**
+ * Reads a request body. `carried`: the messages of the leading elements of
+ * `messages` that the parser skipped (a request log's repeated history);
+ * `items` receives the messages of all elements of `messages`, in order.
+ */
+export function readAnthropicRequest(body: JsonObject, carried: readonly Message[] = [], items: Message[] = []): ParsedRequest {
   const toolsNode = asArray(prop(body, 'tools'));
   const messagesNode = asArray(prop(body, 'messages'));
   const system = systemMessage(prop(body, 'system'));
-  const messages: Message[] = system ? [system] : [];
-  for (const item of messagesNode?.items ?? []) messages.push(readAnthropicMessage(item, messagesNode));
+  for (const message of carried) items.push(message);
+  for (const item of messagesNode?.items ?? []) items.push(readAnthropicMessage(item, messagesNode));
+  const messages: Message[] = system ? [system, ...items] : items.slice();
   const window: ContextWindow = {
     format: 'anthropic',
     tools: (toolsNode?.items ?? []).map(readTool),

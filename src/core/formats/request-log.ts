@@ -18,16 +18,19 @@
  * `POST /v1/conversations`) becomes an info `record-skipped`.
  *
  * Streamed: only the previous request (with its response) and the current one
- * are held at any time.
+ * are held at any time. A codec with a `carrier` reads only the new tail of a
+ * request: the leading messages that repeat the previous line byte for byte
+ * are skipped by the parser and carried over (see carry.ts).
  */
 import type { Finding } from '../findings';
 import { finding } from '../findings';
-import type { JsonNode, JsonObject } from '../json/parse';
+import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import { parseJson, prop } from '../json/parse';
+import { carryMessages, planCarry, type CarryPlan, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message } from '../model';
 import type { SourceLine, SourceRange } from '../text';
 import type { TranscriptEvent, TranscriptInput } from '../transcript';
-import { asObject, asString, bodyOf } from './provider-common';
+import { asObject, asString, bodyOf, rangeOf } from './provider-common';
 
 /** A request body read into a window. */
 export interface ParsedRequest {
@@ -49,6 +52,8 @@ export interface LoggedExchange {
   readonly responseId?: string;
   /** The conversation the logged response belongs to (Responses `conversation`). */
   readonly responseConversation?: string;
+  /** What the next line may carry over instead of reading it again (codecs with a `carrier`). */
+  readonly carry?: CarrySource;
 }
 
 /** What a continuation through server state resolves to. */
@@ -71,6 +76,20 @@ export interface ProviderCodec {
   readResponse(body: JsonNode | undefined): Message[];
   /** Resolves server-side state (Responses `previous_response_id` / `conversation`). */
   continueFrom?(previous: LoggedExchange | undefined, current: ParsedRequest): Continuation;
+  /** Present when the codec can carry unchanged history over from the previous request. */
+  readonly carrier?: MessageCarrier;
+}
+
+/** How a codec reads a request whose leading messages are carried over (carry.ts). */
+export interface MessageCarrier {
+  /** The messages array of a request body: one message per element. */
+  messagesArray(body: JsonObject): JsonArray | undefined;
+  /**
+   * Reads a request like `readRequest` when the parser skipped the first
+   * `carried.length` elements of its messages array (given here, read already);
+   * also returns the messages of all its elements, in order.
+   */
+  readRequest(body: JsonObject, carried: readonly Message[]): { readonly request: ParsedRequest; readonly items: readonly Message[] };
 }
 
 /** One JSON value of the log: a line, or an element of a `.json` array. */
@@ -79,6 +98,10 @@ interface LogRecord {
   readonly range: SourceRange;
   /** 1-based, for messages. */
   readonly ordinal: number;
+  /** A line of a JSONL file: the text parsed (and where), so the next line can carry from it. */
+  readonly line?: { readonly text: string; readonly base: number; readonly source: SourceLine };
+  /** The elements the parser skipped because the previous line has them (`planCarry`). */
+  readonly carried?: { readonly plan: CarryPlan; readonly array: JsonArray; readonly from: CarrySource };
 }
 
 type RecordOrFinding = { readonly record: LogRecord } | { readonly finding: Finding };
@@ -86,7 +109,7 @@ type RecordOrFinding = { readonly record: LogRecord } | { readonly finding: Find
 /** Reads a file of this provider's requests as one window or a request log. */
 export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): Generator<TranscriptEvent> {
   let previous: LoggedExchange | undefined;
-  const records = logRecords(input);
+  const records = logRecords(input, () => (codec.carrier ? previous?.carry : undefined));
   for (;;) {
     // Plain locals, cleared before the next line is read: a generator keeps
     // stale locals alive, and they would pin the previous line's parse tree.
@@ -118,7 +141,12 @@ function nextOutcome(records: Iterator<RecordOrFinding>, previous: LoggedExchang
 function judgeRecord(record: LogRecord, previous: LoggedExchange | undefined, codec: ProviderCodec): RecordOutcome {
   const exchange = exchangeOf(record, codec);
   if ('finding' in exchange) return { events: [{ kind: 'finding', finding: exchange.finding }] };
-  const current = codec.readRequest(exchange.request);
+  if (record.carried && record.line && record.carried.array !== codec.carrier?.messagesArray(exchange.request)) {
+    // The skipped elements were not this request's messages: read the line in full.
+    const full = parsedLine(record.line.source, record.ordinal, undefined);
+    return 'record' in full ? judgeRecord(full.record, previous, codec) : { events: [{ kind: 'finding', finding: full.finding }] };
+  }
+  const { current, carry } = readCurrent(record, exchange.request, codec);
   const continuation = codec.continueFrom?.(previous, current) ?? { kind: 'self-contained' };
   const events: TranscriptEvent[] = [];
   if (continuation.kind === 'unknown-state') {
@@ -129,7 +157,18 @@ function judgeRecord(record: LogRecord, previous: LoggedExchange | undefined, co
   }
   events.push({ kind: 'window', window: current.window });
   const effective = continuation.kind === 'continued' ? { ...current, window: continuation.window } : current;
-  return { events, next: loggedExchange(effective, exchange.response, codec) };
+  const next = loggedExchange(effective, exchange.response, codec);
+  return { events, next: carry && continuation.kind === 'self-contained' ? { ...next, carry } : next };
+}
+
+/** Reads the request of a record, with the messages the parser skipped carried over from the previous line. */
+function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec): { current: ParsedRequest; carry?: CarrySource } {
+  const carrier = codec.carrier;
+  if (!carrier || !record.line) return { current: codec.readRequest(body) };
+  const { line, carried } = record;
+  const messages = carried ? carryMessages(carried.from, carried.plan.count, line.base - carried.from.base, rangeOf(carried.array)) : [];
+  const read = carrier.readRequest(body, messages);
+  return { current: read.request, carry: { text: line.text, base: line.base, items: read.items } };
 }
 
 function loggedExchange(request: ParsedRequest, response: JsonNode | undefined, codec: ProviderCodec): LoggedExchange {
@@ -185,8 +224,11 @@ function skipped(record: LogRecord, why: string): Finding {
   return finding('record-skipped', record.range, `Record ${record.ordinal} skipped: ${why}`);
 }
 
-/** The JSON values of the file: lines of a JSONL file, or the value(s) of a `.json` file. */
-function* logRecords(input: TranscriptInput): Generator<RecordOrFinding> {
+/**
+ * The JSON values of the file: lines of a JSONL file, or the value(s) of a
+ * `.json` file. `carrySource` says what the next line may carry over.
+ */
+function* logRecords(input: TranscriptInput, carrySource: () => CarrySource | undefined): Generator<RecordOrFinding> {
   if (isWholeJson(input)) {
     yield* wholeFileRecords(input.text());
     return;
@@ -194,18 +236,23 @@ function* logRecords(input: TranscriptInput): Generator<RecordOrFinding> {
   let ordinal = 0;
   for (const line of input.lines()) {
     if (line.text.trim() === '') continue;
-    let record: RecordOrFinding | undefined = lineRecord(line, ++ordinal);
+    let record: RecordOrFinding | undefined = parsedLine(line, ++ordinal, carrySource());
     yield record;
     record = undefined; // do not pin this line's parse tree while the next line is read
   }
 }
 
-function lineRecord(line: SourceLine, ordinal: number): RecordOrFinding {
+/** Parses a line; the leading messages it shares with the line `from` was parsed from are skipped. */
+function parsedLine(line: SourceLine, ordinal: number, from: CarrySource | undefined): RecordOrFinding {
   const range = { start: line.offset, end: line.offset + line.text.length };
   const bom = line.index === 0 && line.text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const parsed = parseJson(bom ? line.text.slice(1) : line.text, line.offset + bom);
-  if (parsed.ok) return { record: { node: parsed.node, range, ordinal } };
-  return { finding: invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
+  const text = bom ? line.text.slice(1) : line.text;
+  const base = line.offset + bom;
+  const plan = planCarry(from, text);
+  const parsed = parseJson(text, base, plan?.skip);
+  if (!parsed.ok) return { finding: invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
+  const carried = plan && from && parsed.skippedIn && { plan, array: parsed.skippedIn, from };
+  return { record: { node: parsed.node, range, ordinal, line: { text, base, source: line }, ...(carried && { carried }) } };
 }
 
 function* wholeFileRecords(text: string): Generator<RecordOrFinding> {

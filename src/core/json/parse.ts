@@ -59,12 +59,32 @@ export class JsonSyntaxError extends Error {
   }
 }
 
-export type ParseResult = { ok: true; node: JsonNode } | { ok: false; error: JsonSyntaxError };
+export type ParseResult =
+  | {
+      ok: true;
+      node: JsonNode;
+      /** With `skip`: the array whose items were skipped (undefined when no item started at `skip.from`). */
+      skippedIn?: JsonArray;
+    }
+  | { ok: false; error: JsonSyntaxError };
+
+/**
+ * A run of array items already known from an earlier parse of the same bytes
+ * (a request log repeating its history): `from` is the offset in `text` where
+ * the run's first item starts, `to` the offset just past its last item. The
+ * parser jumps over them, so the array's `items` lack them.
+ */
+export interface SkippedItems {
+  readonly from: number;
+  readonly to: number;
+}
 
 /** Parses `text` as one JSON value; never throws. */
-export function parseJson(text: string, base = 0): ParseResult {
+export function parseJson(text: string, base = 0, skip?: SkippedItems): ParseResult {
   try {
-    return { ok: true, node: new Parser(text, base).parseDocument() };
+    const parser = new Parser(text, base, skip);
+    const node = parser.parseDocument();
+    return parser.skippedIn ? { ok: true, node, skippedIn: parser.skippedIn } : { ok: true, node };
   } catch (error) {
     if (error instanceof JsonSyntaxError) return { ok: false, error };
     if (error instanceof RangeError) {
@@ -79,10 +99,13 @@ const MAX_DEPTH = 2000;
 class Parser {
   private pos = 0;
   private depth = 0;
+  /** The array whose items `skip` jumped over. */
+  skippedIn: JsonArray | undefined;
 
   constructor(
     private readonly text: string,
     private readonly base: number,
+    private readonly skip?: SkippedItems,
   ) {}
 
   parseDocument(): JsonNode {
@@ -121,11 +144,11 @@ class Parser {
         return { type: 'string', start: this.base + start, end: this.base + this.pos, value };
       }
       case 116 /* t */:
-        return this.parseLiteral('true', { type: 'boolean', value: true });
+        return { type: 'boolean', start: this.base + this.pos, end: this.base + this.literal('true'), value: true };
       case 102 /* f */:
-        return this.parseLiteral('false', { type: 'boolean', value: false });
+        return { type: 'boolean', start: this.base + this.pos, end: this.base + this.literal('false'), value: false };
       case 110 /* n */:
-        return this.parseLiteral('null', { type: 'null' });
+        return { type: 'null', start: this.base + this.pos, end: this.base + this.literal('null') };
       default:
         if (c === 45 || (c >= 48 && c <= 57)) return this.parseNumber();
         if (Number.isNaN(c)) this.fail('Unexpected end of JSON');
@@ -171,13 +194,19 @@ class Parser {
     const start = this.pos++;
     this.enter();
     const items: JsonNode[] = [];
+    let skipped = false;
     this.skipWhitespace();
     if (this.text.charCodeAt(this.pos) === 93) {
       this.pos++;
     } else {
       for (;;) {
         this.skipWhitespace();
-        items.push(this.parseValue());
+        if (this.pos === this.skip?.from && !skipped) {
+          this.pos = this.skip.to;
+          skipped = true;
+        } else {
+          items.push(this.parseValue());
+        }
         this.skipWhitespace();
         const c = this.text.charCodeAt(this.pos++);
         if (c === 93) break;
@@ -185,7 +214,9 @@ class Parser {
       }
     }
     this.depth--;
-    return { type: 'array', start: this.base + start, end: this.base + this.pos, items };
+    const array: JsonArray = { type: 'array', start: this.base + start, end: this.base + this.pos, items };
+    if (skipped) this.skippedIn = array;
+    return array;
   }
 
   /** Parses a string starting at the opening quote; leaves `pos` after the closing quote. */
@@ -197,7 +228,7 @@ class Parser {
       const c = text.charCodeAt(pos);
       if (c === 34) {
         this.pos = pos + 1;
-        return text.slice(open + 1, pos);
+        return pos - open > SLICED_MIN ? unsliced(text.slice(open + 1, pos)) : text.slice(open + 1, pos);
       }
       if (c === 92) break;
       if (c < 32 || Number.isNaN(c)) this.fail(Number.isNaN(c) ? 'Unterminated string' : 'Control character in string', pos);
@@ -208,7 +239,7 @@ class Parser {
 
   private parseEscapedString(open: number, firstEscape: number): string {
     const text = this.text;
-    let out = text.slice(open + 1, firstEscape);
+    let out = unsliced(text.slice(open + 1, firstEscape));
     let pos = firstEscape;
     for (;;) {
       const c = text.charCodeAt(pos);
@@ -239,24 +270,55 @@ class Parser {
     }
   }
 
+  /** `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`, the longest match at `pos` (as JSON.parse reads it). */
   private parseNumber(): JsonNumber {
+    const text = this.text;
     const start = this.pos;
-    NUMBER.lastIndex = start;
-    const match = NUMBER.exec(this.text);
-    if (!match || match[0].length === 0) this.fail('Invalid number');
-    this.pos = start + match[0].length;
-    return { type: 'number', start: this.base + start, end: this.base + this.pos, raw: match[0] };
+    let pos = start;
+    if (text.charCodeAt(pos) === 45) pos++;
+    const first = text.charCodeAt(pos);
+    if (first === 48) pos++;
+    else if (first >= 49 && first <= 57) pos = digitsEnd(text, pos);
+    else this.fail('Invalid number');
+    if (text.charCodeAt(pos) === 46 && isDigit(text.charCodeAt(pos + 1))) pos = digitsEnd(text, pos + 1);
+    const e = text.charCodeAt(pos);
+    if (e === 101 || e === 69) {
+      const sign = text.charCodeAt(pos + 1);
+      const digits = sign === 43 || sign === 45 ? pos + 2 : pos + 1;
+      if (isDigit(text.charCodeAt(digits))) pos = digitsEnd(text, digits);
+    }
+    this.pos = pos;
+    return { type: 'number', start: this.base + start, end: this.base + pos, raw: text.slice(start, pos) };
   }
 
-  private parseLiteral<T extends object>(word: string, node: T): T & NodeBase {
+  /** Checks a literal at `pos`, moves past it and returns the new position. */
+  private literal(word: string): number {
     if (!this.text.startsWith(word, this.pos)) this.fail('Unexpected token');
-    const start = this.pos;
-    this.pos += word.length;
-    return { ...node, start: this.base + start, end: this.base + this.pos };
+    return (this.pos += word.length);
   }
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function digitsEnd(text: string, from: number): number {
+  let pos = from;
+  while (isDigit(text.charCodeAt(pos))) pos++;
+  return pos;
+}
+
+/**
+ * V8 returns a slice of 13 characters or more as a view that keeps the whole
+ * source string alive. Strings that outlive their line (a request log carries
+ * messages over to the next requests) would pin every line they came from, so
+ * longer strings are copied out.
+ */
+const SLICED_MIN = 13;
+
+function unsliced(slice: string): string {
+  return (' ' + slice).slice(1);
+}
 
 const ESCAPES: Record<string, string> = {
   '"': '"',
@@ -328,4 +390,33 @@ export function fromValue(value: unknown): JsonNode {
     default:
       return { type: 'null', ...at };
   }
+}
+
+/**
+ * The same node with every offset moved by `delta` (node made in code, with
+ * start = -1, stay as they are). Strings are shared, not copied: for values
+ * carried from one line of a log to the same bytes further down.
+ */
+export function shiftNode(node: JsonNode, delta: number): JsonNode {
+  if (node.start < 0 || delta === 0) return node;
+  const start = node.start + delta;
+  const end = node.end + delta;
+  switch (node.type) {
+    case 'object':
+      return { type: 'object', start, end, properties: node.properties.map((p) => shiftProperty(p, delta)) };
+    case 'array':
+      return { type: 'array', start, end, items: node.items.map((item) => shiftNode(item, delta)) };
+    case 'string':
+      return { type: 'string', start, end, value: node.value };
+    case 'number':
+      return { type: 'number', start, end, raw: node.raw };
+    case 'boolean':
+      return { type: 'boolean', start, end, value: node.value };
+    case 'null':
+      return { type: 'null', start, end };
+  }
+}
+
+function shiftProperty(p: JsonProperty, delta: number): JsonProperty {
+  return { key: p.key, keyStart: p.keyStart + delta, keyEnd: p.keyEnd + delta, value: shiftNode(p.value, delta) };
 }

@@ -1,0 +1,148 @@
+/**
+ * Carrying a request log's history over from one request to the next instead
+ * of reading it again. Each request repeats the previous one's messages byte
+ * for byte, plus a little: when the new line starts with the same bytes as the
+ * previous line up to the end of its k-th messages element, the parser skips
+ * those k elements (`SkippedItems`) and the reader reuses their messages, moved
+ * to the new line's offsets. Only the new tail is parsed and read.
+ *
+ * The comparison is native (`startsWith` on slices), never a loop over
+ * characters here: a line is compared in one call, or in a few calls of a
+ * binary search when its history changed somewhere.
+ */
+import { shiftNode, type JsonNode, type SkippedItems } from '../json/parse';
+import { CARRIED_FROM, type Block, type Message, type ToolCall, type ToolResult } from '../model';
+import type { SourceRange } from '../text';
+
+/** What the previous request leaves for the next one to carry. */
+export interface CarrySource {
+  /** The text the previous line was parsed from. */
+  readonly text: string;
+  /** Its offset in the file. */
+  readonly base: number;
+  /** The messages read from its messages array, one per element, in order (their `source` is the element's range). */
+  readonly items: readonly Message[];
+}
+
+/** The leading elements of the new line's messages array that repeat the previous line's. */
+export interface CarryPlan {
+  readonly skip: SkippedItems;
+  /** How many elements are carried. */
+  readonly count: number;
+}
+
+/** Characters that can end a value on their own (a number's end depends on what follows it). */
+const CLOSING = new Set([125 /* } */, 93 /* ] */, 34 /* " */]);
+
+/**
+ * The longest run of leading elements whose bytes, and every byte before them
+ * in the line, are the same in `text` as in the previous line; undefined when
+ * none is.
+ */
+export function planCarry(source: CarrySource | undefined, text: string): CarryPlan | undefined {
+  if (!source || source.items.length === 0) return undefined;
+  const from = relativeStart(source, 0);
+  if (from === undefined) return undefined;
+  const matches = (k: number) => {
+    const to = relativeEnd(source, k - 1);
+    return to !== undefined && text.length > to && text.startsWith(source.text.slice(0, to)) && CLOSING.has(source.text.charCodeAt(to - 1));
+  };
+  let count = source.items.length;
+  if (!matches(count)) {
+    // Matching is monotonic in k: search the largest k that matches.
+    let low = 0;
+    let high = count - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (matches(mid)) low = mid;
+      else high = mid - 1;
+    }
+    count = low;
+  }
+  if (count === 0) return undefined;
+  const to = relativeEnd(source, count - 1) ?? from;
+  return { skip: { from, to }, count };
+}
+
+function relativeStart(source: CarrySource, k: number): number | undefined {
+  const range = source.items[k]?.source;
+  return range ? range.start - source.base : undefined;
+}
+
+function relativeEnd(source: CarrySource, k: number): number | undefined {
+  const range = source.items[k]?.source;
+  return range ? range.end - source.base : undefined;
+}
+
+/** The carried messages, moved to the new line: every range shifted by `delta`, the array range replaced by `container`. */
+export function carryMessages(source: CarrySource, count: number, delta: number, container: SourceRange | undefined): Message[] {
+  const out = new Array<Message>(count);
+  for (let k = 0; k < count; k++) out[k] = carryMessage(source.items[k] as Message, delta, container);
+  return out;
+}
+
+/*
+ * The copies below name every field instead of spreading: a spread copy is a
+ * generic, slow path, and these run for every message of every request.
+ */
+
+function carryMessage(message: Message, delta: number, container: SourceRange | undefined): Message {
+  const source = message.blocks;
+  const blocks = new Array<Block>(source.length);
+  for (let b = 0; b < source.length; b++) blocks[b] = shiftBlock(source[b] as Block, delta);
+  return {
+    role: message.role,
+    blocks,
+    source: shiftRange(message.source, delta),
+    container,
+    elision: message.elision,
+    [CARRIED_FROM]: message[CARRIED_FROM] ?? message,
+  };
+}
+
+export function shiftRange(range: SourceRange | undefined, delta: number): SourceRange | undefined {
+  return range && { start: range.start + delta, end: range.end + delta };
+}
+
+function shiftPayload(node: JsonNode | undefined, delta: number): JsonNode | undefined {
+  return node && shiftNode(node, delta);
+}
+
+function shiftBlock(block: Block, delta: number): Block {
+  const source = shiftRange(block.source, delta);
+  switch (block.kind) {
+    case 'text':
+      return { kind: 'text', text: block.text, source };
+    case 'opaque':
+      return { kind: 'opaque', type: block.type, value: shiftNode(block.value, delta), source };
+    case 'tool_call': {
+      const call: Mutable<ToolCall> = {
+        kind: 'tool_call',
+        id: block.id,
+        name: block.name,
+        input: shiftPayload(block.input, delta),
+        source,
+        idSource: shiftRange(block.idSource, delta),
+        container: shiftRange(block.container, delta),
+      };
+      if ('schemaVersion' in block) call.schemaVersion = block.schemaVersion;
+      return call;
+    }
+    case 'tool_result': {
+      const result: Mutable<ToolResult> = {
+        kind: 'tool_result',
+        callId: block.callId,
+        content: shiftPayload(block.content, delta),
+        isError: block.isError,
+        source,
+        idSource: shiftRange(block.idSource, delta),
+        container: shiftRange(block.container, delta),
+      };
+      if ('name' in block) result.name = block.name;
+      return result;
+    }
+  }
+}
+
+/** A copy is built field by field; optional fields are set only when the original has them (same keys). */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
