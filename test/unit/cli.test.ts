@@ -278,7 +278,7 @@ describe('prefix-lens CLI: the sample corpus', () => {
     const { run, reports } = json('test/fixtures/corpus');
     assert.ok(run.code === 0 || run.code === 1, `exit ${run.code}: ${run.stderr}`);
     assert.equal(run.stderr, '');
-    assert.ok(Date.now() - started < 60_000, "seconds, even on a busy machine");
+    assert.ok(Date.now() - started < 60_000, 'seconds, even on a busy machine');
     const files = reports.map((r) => r.file as string);
     assert.equal(new Set(files).size, files.length);
     for (const dir of ['anthropic-messages', 'openai-chat', 'openai-responses', 'claude-code', 'codex']) {
