@@ -172,6 +172,8 @@ export class Sessions implements SessionRegistry, vscode.Disposable {
       session.setReport(report, version);
       this.updated.fire(session);
     } catch (error) {
+      // Edited into something that is no longer a transcript: end the session quietly.
+      if (!isTranscript(session.document, settings)) return this.close(session.uri);
       void vscode.window.showWarningMessage(`Prefix Lens could not check ${request.file}: ${String(error)}`);
     }
   }

@@ -38,7 +38,8 @@ async function runCommand(title: string): Promise<void> {
 async function webviewText(needle: string): Promise<{ frame: Frame; text: string }> {
   const deadline = Date.now() + TIMEOUT;
   while (Date.now() < deadline) {
-    for (const frame of page.frames()) {
+    // webviews only: the workbench itself shows ABORT in the CodeLens and the Problems panel
+    for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
       const text = await bodyText(frame);
       if (text.includes(needle)) return { frame, text };
     }
@@ -97,7 +98,9 @@ test('"Prefix Lens: Open Inspector" shows the decision banner in a webview', asy
   await runCommand('Prefix Lens: Open Inspector');
   const { frame, text } = await webviewText('ABORT');
   assert.match(text, /tool-result-orphaned/);
-  await frame.locator('.pl-banner').first().waitFor({ state: 'visible' });
-  await page.waitForTimeout(3000); // a busy machine paints the webview (and Monaco's diff) late
+  const banner = frame.locator('.pl-banner[data-decision="abort"]').first();
+  await banner.waitFor({ state: 'attached' });
+  assert.match(await banner.innerText(), /ABORT/);
+  await page.waitForTimeout(5000); // a busy machine paints the webview (and Monaco's diff) late
   await shot('inspector.png');
 });
