@@ -402,10 +402,16 @@ export function shiftNode(node: JsonNode, delta: number): JsonNode {
   const start = node.start + delta;
   const end = node.end + delta;
   switch (node.type) {
-    case 'object':
-      return { type: 'object', start, end, properties: node.properties.map((p) => shiftProperty(p, delta)) };
-    case 'array':
-      return { type: 'array', start, end, items: node.items.map((item) => shiftNode(item, delta)) };
+    case 'object': {
+      const properties = new Array<JsonProperty>(node.properties.length);
+      for (let i = 0; i < properties.length; i++) properties[i] = shiftProperty(node.properties[i] as JsonProperty, delta);
+      return { type: 'object', start, end, properties };
+    }
+    case 'array': {
+      const items = new Array<JsonNode>(node.items.length);
+      for (let i = 0; i < items.length; i++) items[i] = shiftNode(node.items[i] as JsonNode, delta);
+      return { type: 'array', start, end, items };
+    }
     case 'string':
       return { type: 'string', start, end, value: node.value };
     case 'number':

@@ -25,7 +25,7 @@ export function checkWindow(window: ContextWindow, pairs = toolPairs(window)): F
     ...checkToolResultOrphaned(window, pairs),
     ...checkToolResultDuplicated(window, pairs),
     ...checkToolCallIdReused(window),
-    ...checkToolResultMisplaced(window),
+    ...checkToolResultMisplaced(window, pairs),
   ];
 }
 
