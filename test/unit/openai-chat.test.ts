@@ -6,13 +6,15 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { checkTranscript } from '../../src/core/check';
+import { checkTranscript, checkTranscriptWith } from '../../src/core/check';
 import { anthropicAdapter } from '../../src/core/formats/anthropic';
-import { openaiChatAdapter, readChatResponse } from '../../src/core/formats/openai-chat';
+import { openaiChatAdapter, openaiChatCodec, readChatResponse } from '../../src/core/formats/openai-chat';
+import { readRequestLog } from '../../src/core/formats/request-log';
+import { CARRIED_FROM } from '../../src/core/model';
 import { parseJson } from '../../src/core/json/parse';
 import type { OpaqueBlock, ToolCall, ToolResult } from '../../src/core/model';
 import { renderMessage } from '../../src/core/render';
-import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
+import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice, textInput } from './provider-helpers';
 
 const AGENT = path.join(CORPUS, 'openai-chat', 'pydanticai_test_multiple_agent_tool_calls.requests.jsonl');
 const WITHOUT_ID = path.join(CORPUS, 'openai-chat', 'pydanticai_test_compatible_api_with_tool_calls_without_id.requests.jsonl');
@@ -182,3 +184,39 @@ describe('openai-chat: bare request lines', () => {
     assert.deepEqual(report.findings, []);
   });
 });
+
+describe('openai-chat: carrying a request log\'s repeated history', () => {
+  /** A growing chat log (request + response per line); `edit` rewrites one line's history, `bad` breaks one line. */
+  const chatLog = (turns: number, edit?: number, bad?: number) => {
+    const messages: Record<string, unknown>[] = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'q' }];
+    const lines: string[] = [];
+    for (let t = 0; t < turns; t++) {
+      const call = { id: `call_${t}`, type: 'function', function: { name: 'f', arguments: `{"t":${t}}` } };
+      const response = { choices: [{ message: { role: 'assistant', content: null, refusal: null, annotations: [], tool_calls: [call] } }] };
+      const request = { model: 'gpt-4o', messages: t === edit ? messages.map((m, i) => (i === 1 ? { ...m, content: 'edited' } : m)) : [...messages] };
+      const line = JSON.stringify({ request, response });
+      lines.push(t === bad ? line.slice(0, 40) : line);
+      messages.push({ role: 'assistant', tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: `r${t}` });
+    }
+    return lines.join('\n');
+  };
+  const reference = { ...openaiChatAdapter, read: (input: Parameters<typeof openaiChatAdapter.read>[0]) => readRequestLog(input, { ...openaiChatCodec, carrier: undefined }) };
+  const both = (text: string) =>
+    [openaiChatAdapter, reference].map((adapter) => JSON.parse(JSON.stringify(checkTranscriptWith(adapter, textInput('log.jsonl', text), { tokens: false, keepRewrites: true }))));
+
+  it('gives the report of reading every line in full, and carries most messages', () => {
+    for (const text of [chatLog(12), chatLog(12, 6), chatLog(12, undefined, 5), chatLog(12, 3, 8)]) {
+      const [fast, full] = both(text);
+      assert.deepEqual(fast, full);
+    }
+    const decisions = both(chatLog(12, 6))[0].steps.map((s: { decision: string }) => s.decision);
+    assert.equal(decisions[5], 'defer');
+    assert.equal(decisions.filter((d: string) => d === 'patch').length, 9);
+    let carried = 0;
+    for (const event of openaiChatAdapter.read(textInput('log.jsonl', chatLog(12)))) {
+      if (event.kind === 'window') carried += event.window.messages.filter((m) => m[CARRIED_FROM]).length;
+    }
+    assert.ok(carried > 50, `carried ${carried}`);
+  });
+});
+

@@ -89,7 +89,9 @@ export function carryMessages(source: CarrySource, count: number, delta: number,
 function carryMessage(message: Message, delta: number, container: SourceRange | undefined): Message {
   const source = message.blocks;
   const blocks = new Array<Block>(source.length);
-  for (let b = 0; b < source.length; b++) blocks[b] = shiftBlock(source[b] as Block, delta);
+  // A block whose container is the messages array itself (an OpenAI Chat tool message's result) gets the new array.
+  const arrays = { old: message.container, new: container };
+  for (let b = 0; b < source.length; b++) blocks[b] = shiftBlock(source[b] as Block, delta, arrays);
   return {
     role: message.role,
     blocks,
@@ -100,6 +102,16 @@ function carryMessage(message: Message, delta: number, container: SourceRange | 
   };
 }
 
+interface ArrayRanges {
+  readonly old: SourceRange | undefined;
+  readonly new: SourceRange | undefined;
+}
+
+function shiftContainer(range: SourceRange | undefined, delta: number, arrays: ArrayRanges): SourceRange | undefined {
+  if (range && arrays.old && range.start === arrays.old.start && range.end === arrays.old.end) return arrays.new;
+  return shiftRange(range, delta);
+}
+
 export function shiftRange(range: SourceRange | undefined, delta: number): SourceRange | undefined {
   return range && { start: range.start + delta, end: range.end + delta };
 }
@@ -108,7 +120,7 @@ function shiftPayload(node: JsonNode | undefined, delta: number): JsonNode | und
   return node && shiftNode(node, delta);
 }
 
-function shiftBlock(block: Block, delta: number): Block {
+function shiftBlock(block: Block, delta: number, arrays: ArrayRanges): Block {
   const source = shiftRange(block.source, delta);
   switch (block.kind) {
     case 'text':
@@ -123,7 +135,7 @@ function shiftBlock(block: Block, delta: number): Block {
         input: shiftPayload(block.input, delta),
         source,
         idSource: shiftRange(block.idSource, delta),
-        container: shiftRange(block.container, delta),
+        container: shiftContainer(block.container, delta, arrays),
       };
       if ('schemaVersion' in block) call.schemaVersion = block.schemaVersion;
       return call;
@@ -136,7 +148,7 @@ function shiftBlock(block: Block, delta: number): Block {
         isError: block.isError,
         source,
         idSource: shiftRange(block.idSource, delta),
-        container: shiftRange(block.container, delta),
+        container: shiftContainer(block.container, delta, arrays),
       };
       if ('name' in block) result.name = block.name;
       return result;

@@ -27,6 +27,13 @@ export const openaiChatCodec: ProviderCodec = {
   isRequest: (body) => asArray(prop(body, 'messages')) !== undefined && prop(body, 'contents') === undefined,
   readRequest: readChatRequest,
   readResponse: readChatResponse,
+  carrier: {
+    messagesArray: (body) => asArray(prop(body, 'messages')),
+    readRequest: (body, carried) => {
+      const request = readChatRequest(body, carried);
+      return { request, items: request.window.messages };
+    },
+  },
 };
 
 export const openaiChatAdapter: FormatAdapter = {
@@ -36,11 +43,15 @@ export const openaiChatAdapter: FormatAdapter = {
   read: (input) => readRequestLog(input, openaiChatCodec),
 };
 
-export function readChatRequest(body: JsonObject): ParsedRequest {
+/**
+ * Reads a request body. `carried`: the messages of the leading elements of
+ * `messages` that the parser skipped (a request log's repeated history, see carry.ts).
+ */
+export function readChatRequest(body: JsonObject, carried: readonly Message[] = []): ParsedRequest {
   const toolsNode = asArray(prop(body, 'tools'));
   const functionsNode = asArray(prop(body, 'functions'));
   const messagesNode = asArray(prop(body, 'messages'));
-  const messages = (messagesNode?.items ?? []).map((item) => readChatMessage(item, messagesNode));
+  const messages = [...carried, ...(messagesNode?.items ?? []).map((item) => readChatMessage(item, messagesNode))];
   const window: ContextWindow = {
     format: 'openai-chat',
     tools: [...(toolsNode?.items ?? []), ...(functionsNode?.items ?? [])].map(readTool),
