@@ -7,12 +7,14 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { checkTranscript } from '../../src/core/check';
-import { openaiResponsesAdapter, readResponsesOutput } from '../../src/core/formats/openai-responses';
+import { checkTranscript, checkTranscriptWith } from '../../src/core/check';
+import { openaiResponsesAdapter, openaiResponsesCodec, readResponsesOutput } from '../../src/core/formats/openai-responses';
+import { readRequestLog } from '../../src/core/formats/request-log';
+import { CARRIED_FROM } from '../../src/core/model';
 import { parseJson } from '../../src/core/json/parse';
 import type { OpaqueBlock, ToolCall, ToolResult } from '../../src/core/model';
 import { renderMessage } from '../../src/core/render';
-import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
+import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice, textInput } from './provider-helpers';
 
 const CONVERSATION = path.join(CORPUS, 'openai-responses', 'pydanticai_test_openai_conversation_id_tool_call_continuation.requests.jsonl');
 const COMBINED = path.join(CORPUS, 'openai-responses', 'pydanticai_test_openai_responses_history_with_combined_tool_call_id.requests.jsonl');
@@ -175,3 +177,42 @@ describe('openai-responses: the recorded corpus and the sniff', () => {
     }
   });
 });
+
+describe('openai-responses: carrying a stateless log\'s repeated input', () => {
+  /** A growing stateless Responses log: the whole history is sent again as `input` each time. */
+  const responsesLog = (turns: number, edit?: number, bad?: number) => {
+    const input: Record<string, unknown>[] = [{ role: 'user', content: [{ type: 'input_text', text: 'q' }] }];
+    const lines: string[] = [];
+    for (let t = 0; t < turns; t++) {
+      const call = { type: 'function_call', id: `fc_${t}`, call_id: `call_${t}`, name: 'f', arguments: `{"t":${t}}` };
+      const reasoning = { type: 'reasoning', id: `rs_${t}`, summary: [], encrypted_content: `E${t}` };
+      const request = { model: 'gpt-5', instructions: 'Be brief.', store: false, input: t === edit ? input.map((m, i) => (i === 0 ? { role: 'user', content: 'edited' } : m)) : [...input] };
+      const line = JSON.stringify({ request, response: { id: `resp_${t}`, output: [{ ...reasoning, status: 'completed' }, { ...call, status: 'completed' }] } });
+      lines.push(t === bad ? line.slice(0, 50) : line);
+      input.push(reasoning, call, { type: 'function_call_output', call_id: call.call_id, output: `r${t}` });
+    }
+    return lines.join('\n');
+  };
+  const reference = {
+    ...openaiResponsesAdapter,
+    read: (input: Parameters<typeof openaiResponsesAdapter.read>[0]) => readRequestLog(input, { ...openaiResponsesCodec, carrier: undefined }),
+  };
+  const both = (text: string) =>
+    [openaiResponsesAdapter, reference].map((adapter) => JSON.parse(JSON.stringify(checkTranscriptWith(adapter, textInput('log.jsonl', text), { tokens: false, keepRewrites: true }))));
+
+  it('gives the report of reading every line in full, and carries most items', () => {
+    for (const text of [responsesLog(10), responsesLog(10, 4), responsesLog(10, undefined, 3), responsesLog(10, 2, 7)]) {
+      const [fast, full] = both(text);
+      assert.deepEqual(fast, full);
+    }
+    const clean = both(responsesLog(10))[0];
+    assert.ok(clean.steps.every((s: { decision: string }) => s.decision === 'patch'));
+    assert.notEqual(both(responsesLog(10, 4))[0].steps[3].decision, 'patch');
+    let carried = 0;
+    for (const event of openaiResponsesAdapter.read(textInput('log.jsonl', responsesLog(10)))) {
+      if (event.kind === 'window') carried += event.window.messages.filter((m) => m[CARRIED_FROM]).length;
+    }
+    assert.ok(carried > 50, `carried ${carried}`);
+  });
+});
+

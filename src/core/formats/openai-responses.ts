@@ -38,6 +38,13 @@ export const openaiResponsesCodec: ProviderCodec = {
   readRequest: readResponsesRequest,
   readResponse: readResponsesOutput,
   continueFrom: continueResponses,
+  carrier: {
+    messagesArray: (body) => asArray(prop(body, 'input')),
+    readRequest: (body, carried) => {
+      const request = readResponsesRequest(body, carried);
+      return { request, items: request.window.messages.slice(request.preamble) };
+    },
+  },
 };
 
 export const openaiResponsesAdapter: FormatAdapter = {
@@ -47,13 +54,17 @@ export const openaiResponsesAdapter: FormatAdapter = {
   read: (input) => readRequestLog(input, openaiResponsesCodec),
 };
 
-export function readResponsesRequest(body: JsonObject): ParsedRequest {
+/**
+ * Reads a request body. `carried`: the messages of the leading `input` items
+ * that the parser skipped (a request log's repeated history, see carry.ts).
+ */
+export function readResponsesRequest(body: JsonObject, carried: readonly Message[] = []): ParsedRequest {
   const toolsNode = asArray(prop(body, 'tools'));
   const inputNode = prop(body, 'input');
   const instructions = prop(body, 'instructions');
   const preamble = instructions?.type === 'string' && instructions.value !== '' ? [textMessage('system', instructions)] : [];
   const items = asArray(inputNode);
-  const input = items ? items.items.map((item) => readItem(item, items)) : inputNode?.type === 'string' ? [textMessage('user', inputNode)] : [];
+  const input = items ? [...carried, ...items.items.map((item) => readItem(item, items))] : inputNode?.type === 'string' ? [textMessage('user', inputNode)] : [];
   const messages = [...preamble, ...input];
   const window: ContextWindow = {
     format: 'openai-responses',
