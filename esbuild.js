@@ -35,6 +35,9 @@ async function main() {
   }
   await Promise.all(builds.map((b) => esbuild.build(b)));
   if (fs.existsSync('dist/cli.js')) fs.chmodSync('dist/cli.js', 0o755);
+  // Token rank tables load at run time from dist/ranks/ (see src/core/tokens.ts), not from the bundles.
+  fs.mkdirSync('dist/ranks', { recursive: true });
+  for (const encoding of ['o200k_base', 'cl100k_base']) fs.copyFileSync(`node_modules/js-tiktoken/dist/ranks/${encoding}.cjs`, `dist/ranks/${encoding}.js`);
   if (fs.existsSync('dist/webview')) for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/webview/${f}`);
 }
 

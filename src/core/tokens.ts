@@ -7,9 +7,9 @@
  * Counts are cached per rendered string, so history repeated across the
  * requests of a log is counted once.
  */
-import { Tiktoken } from 'js-tiktoken/lite';
-import cl100k from 'js-tiktoken/ranks/cl100k_base';
-import o200k from 'js-tiktoken/ranks/o200k_base';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import type { TokenEncoding } from './api';
 
 export interface TokenCounter {
@@ -27,8 +27,21 @@ const encoders = new Map<TokenEncoding, Tiktoken>();
 
 function encoderFor(encoding: TokenEncoding): Tiktoken {
   let encoder = encoders.get(encoding);
-  if (!encoder) encoders.set(encoding, (encoder = new Tiktoken(encoding === 'cl100k_base' ? cl100k : o200k)));
+  if (!encoder) encoders.set(encoding, (encoder = new Tiktoken(loadRanks(encoding))));
   return encoder;
+}
+
+/**
+ * A rank table is 2–4 MB of JavaScript, so none is bundled: the build copies
+ * them next to the bundles (`dist/ranks/`) and the one asked for loads on first
+ * use, keeping the extension's bundle small. Run from source, they come from
+ * the package.
+ */
+function loadRanks(encoding: TokenEncoding): TiktokenBPE {
+  const shipped = join(__dirname, 'ranks', `${encoding}.js`);
+  const request = existsSync(shipped) ? shipped : `js-tiktoken/ranks/${encoding}`;
+  const loaded = require(request) as TiktokenBPE | { default: TiktokenBPE };
+  return 'default' in loaded ? loaded.default : loaded;
 }
 
 /** Texts longer than this are counted in pieces (tiktoken's regex pass is slow on huge strings). */
