@@ -87,7 +87,8 @@ export type Block = TextBlock | ToolCall | ToolResult | OpaqueBlock;
  * Key of `Message[CARRIED_FROM]`: the first reading of the same message when a
  * reader carried it over unchanged from an earlier record (each request of a
  * request log repeats the history before it). Same bytes, so the same render;
- * other source ranges. A symbol, so JSON output and key listings skip it.
+ * other source ranges. A non-enumerable symbol property: JSON output, key
+ * listings and spread copies (which may change the blocks) do not have it.
  */
 export const CARRIED_FROM: unique symbol = Symbol('carriedFrom');
 

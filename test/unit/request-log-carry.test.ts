@@ -13,7 +13,8 @@ import { checkTranscript, checkTranscriptWith } from '../../src/core/check';
 import { anthropicAdapter, anthropicCodec } from '../../src/core/formats/anthropic';
 import { readRequestLog } from '../../src/core/formats/request-log';
 import { inputFromText } from '../../src/core/io';
-import { CARRIED_FROM } from '../../src/core/model';
+import { CARRIED_FROM, type Message } from '../../src/core/model';
+import { RenderCache, renderMessage } from '../../src/core/render';
 import type { FormatAdapter } from '../../src/core/transcript';
 
 /** The reference: the same codec without a carrier, so every line is parsed and read in full. */
@@ -121,6 +122,18 @@ describe('request-log carry: same report as reading every line in full', () => {
       assert.equal(log.slice(message.source!.start, message.source!.end), JSON.stringify(expected[k]));
       for (const block of message.blocks) assert.ok('{"'.includes(log.charAt(block.source!.start)), 'a block starts on its value');
     });
+  });
+
+  it('a copy of a carried message with other blocks (the fix planner spreads messages) gets its own render', () => {
+    const report = checkTranscript(inputFromText('log.jsonl', requestLog(6, new Map())), { tokens: false, keepRewrites: true });
+    const carried = report.finalWindow!.messages.find((m) => m[CARRIED_FROM] && m.blocks.length > 1)!;
+    assert.ok(carried, 'a carried message with several blocks');
+    const cache = new RenderCache();
+    assert.equal(cache.messageText(carried), renderMessage(carried[CARRIED_FROM]!), 'shares the render of its first reading');
+    const edited: Message = { ...carried, blocks: carried.blocks.slice(1) };
+    assert.equal(edited[CARRIED_FROM], undefined);
+    assert.equal(cache.messageText(edited), renderMessage(edited));
+    assert.notEqual(cache.messageText(edited), cache.messageText(carried));
   });
 
   it('property: random mutations anywhere give the reference report', () => {
