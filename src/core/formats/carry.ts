@@ -10,7 +10,7 @@
  * characters here: a line is compared in one call, or in a few calls of a
  * binary search when its history changed somewhere.
  */
-import { shiftNode, type JsonNode, type SkippedItems } from '../json/parse';
+import type { JsonNode, JsonProperty, SkippedItems } from '../json/parse';
 import { CARRIED_FROM, type Block, type Message, type ToolCall, type ToolResult } from '../model';
 import type { SourceRange } from '../text';
 
@@ -154,3 +154,38 @@ function shiftBlock(block: Block, delta: number, arrays: ArrayRanges): Block {
 
 /** A copy is built field by field; optional fields are set only when the original has them (same keys). */
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * The same node with every offset moved by `delta` (node made in code, with
+ * start = -1, stay as they are). Strings are shared, not copied: for values
+ * carried from one line of a log to the same bytes further down.
+ */
+export function shiftNode(node: JsonNode, delta: number): JsonNode {
+  if (node.start < 0 || delta === 0) return node;
+  const start = node.start + delta;
+  const end = node.end + delta;
+  switch (node.type) {
+    case 'object': {
+      const properties = new Array<JsonProperty>(node.properties.length);
+      for (let i = 0; i < properties.length; i++) properties[i] = shiftProperty(node.properties[i] as JsonProperty, delta);
+      return { type: 'object', start, end, properties };
+    }
+    case 'array': {
+      const items = new Array<JsonNode>(node.items.length);
+      for (let i = 0; i < items.length; i++) items[i] = shiftNode(node.items[i] as JsonNode, delta);
+      return { type: 'array', start, end, items };
+    }
+    case 'string':
+      return { type: 'string', start, end, value: node.value };
+    case 'number':
+      return { type: 'number', start, end, raw: node.raw };
+    case 'boolean':
+      return { type: 'boolean', start, end, value: node.value };
+    case 'null':
+      return { type: 'null', start, end };
+  }
+}
+
+function shiftProperty(p: JsonProperty, delta: number): JsonProperty {
+  return { key: p.key, keyStart: p.keyStart + delta, keyEnd: p.keyEnd + delta, value: shiftNode(p.value, delta) };
+}

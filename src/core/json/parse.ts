@@ -391,38 +391,3 @@ export function fromValue(value: unknown): JsonNode {
       return { type: 'null', ...at };
   }
 }
-
-/**
- * The same node with every offset moved by `delta` (node made in code, with
- * start = -1, stay as they are). Strings are shared, not copied: for values
- * carried from one line of a log to the same bytes further down.
- */
-export function shiftNode(node: JsonNode, delta: number): JsonNode {
-  if (node.start < 0 || delta === 0) return node;
-  const start = node.start + delta;
-  const end = node.end + delta;
-  switch (node.type) {
-    case 'object': {
-      const properties = new Array<JsonProperty>(node.properties.length);
-      for (let i = 0; i < properties.length; i++) properties[i] = shiftProperty(node.properties[i] as JsonProperty, delta);
-      return { type: 'object', start, end, properties };
-    }
-    case 'array': {
-      const items = new Array<JsonNode>(node.items.length);
-      for (let i = 0; i < items.length; i++) items[i] = shiftNode(node.items[i] as JsonNode, delta);
-      return { type: 'array', start, end, items };
-    }
-    case 'string':
-      return { type: 'string', start, end, value: node.value };
-    case 'number':
-      return { type: 'number', start, end, raw: node.raw };
-    case 'boolean':
-      return { type: 'boolean', start, end, value: node.value };
-    case 'null':
-      return { type: 'null', start, end };
-  }
-}
-
-function shiftProperty(p: JsonProperty, delta: number): JsonProperty {
-  return { key: p.key, keyStart: p.keyStart + delta, keyEnd: p.keyEnd + delta, value: shiftNode(p.value, delta) };
-}
