@@ -1,0 +1,67 @@
+/**
+ * The library as a runtime imports it: package.json's `exports` entry (the
+ * esbuild bundle of src/core/index.ts, built here into a temp folder laid out
+ * like dist/) refuses a
+ * bad compaction before it is applied, and counts tokens with the rank tables
+ * it loads at run time.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { build } from 'esbuild';
+
+const ROOT = path.resolve(__dirname, '../..');
+const DIST = mkdtempSync(path.join(tmpdir(), 'prefix-lens-lib-'));
+const OUT = path.join(DIST, 'lib.js');
+
+interface Library {
+  guardRewrite(window: unknown, proposal: unknown, options?: unknown): { decision: string; findings: { rule: string }[] };
+  checkTranscript(input: unknown, options?: unknown): { steps: { decision: string; boundary: { tokens: number } }[] };
+  inputFromFile(file: string): unknown;
+}
+
+let lib: Library;
+
+before(async () => {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: { '.': { default: string } } };
+  assert.equal(pkg.exports['.'].default, './dist/lib.js');
+  await build({ entryPoints: [path.join(ROOT, 'src/core/index.ts')], outfile: OUT, bundle: true, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'error' });
+  // The same layout as esbuild.js ships: rank tables beside the bundle, outside any node_modules.
+  mkdirSync(path.join(DIST, 'ranks'));
+  for (const encoding of ['o200k_base', 'cl100k_base']) {
+    copyFileSync(path.join(ROOT, `node_modules/js-tiktoken/dist/ranks/${encoding}.cjs`), path.join(DIST, 'ranks', `${encoding}.js`));
+  }
+  lib = require(OUT) as Library;
+});
+
+const current = {
+  tools: [{ name: 'query_db', input_schema: { type: 'object' } }],
+  messages: [
+    { role: 'user', content: 'How many users?' },
+    { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'query_db', input: { sql: 'select count(*) from users' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: '42' },
+  ],
+  boundary: 2,
+};
+
+describe('library: prefix-lens as a runtime imports it', () => {
+  it('guardRewrite aborts a compaction that drops a call but keeps its result', () => {
+    const proposal = { tools: [], messages: [current.messages[0], current.messages[2]] };
+    const verdict = lib.guardRewrite(current, proposal, { source: 'compaction' });
+    assert.equal(verdict.decision, 'abort');
+    assert.ok(verdict.findings.some((f) => f.rule === 'tool-result-orphaned'));
+  });
+
+  it('guardRewrite patches a pure append', () => {
+    const proposal = { messages: [...current.messages, { role: 'user', content: 'Thanks' }] };
+    assert.equal(lib.guardRewrite(current, proposal).decision, 'patch');
+  });
+
+  it('checkTranscript reads a file and counts consumed tokens', () => {
+    const report = lib.checkTranscript(lib.inputFromFile(path.join(ROOT, 'examples/seed-incident.trace.jsonl')));
+    assert.equal(report.steps[0]?.decision, 'abort');
+    assert.ok((report.steps[0]?.boundary.tokens ?? 0) > 0);
+  });
+});
