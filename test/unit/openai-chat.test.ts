@@ -3,6 +3,7 @@
  * neutral model, `content: null` / absent alike, the corpus (append-only chain
  * is patch; the Gemini-compat id rewrite is not), and the sniff tie-break.
  */
+import { inputFromText } from '../../src/core/io';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -14,7 +15,7 @@ import { CARRIED_FROM } from '../../src/core/model';
 import { parseJson } from '../../src/core/json/parse';
 import type { OpaqueBlock, ToolCall, ToolResult } from '../../src/core/model';
 import { renderMessage } from '../../src/core/render';
-import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice, textInput } from './provider-helpers';
+import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
 
 const AGENT = path.join(CORPUS, 'openai-chat', 'pydanticai_test_multiple_agent_tool_calls.requests.jsonl');
 const WITHOUT_ID = path.join(CORPUS, 'openai-chat', 'pydanticai_test_compatible_api_with_tool_calls_without_id.requests.jsonl');
@@ -202,7 +203,7 @@ describe('openai-chat: carrying a request log\'s repeated history', () => {
   };
   const reference = { ...openaiChatAdapter, read: (input: Parameters<typeof openaiChatAdapter.read>[0]) => readRequestLog(input, { ...openaiChatCodec, carrier: undefined }) };
   const both = (text: string) =>
-    [openaiChatAdapter, reference].map((adapter) => JSON.parse(JSON.stringify(checkTranscriptWith(adapter, textInput('log.jsonl', text), { tokens: false, keepRewrites: true }))));
+    [openaiChatAdapter, reference].map((adapter) => JSON.parse(JSON.stringify(checkTranscriptWith(adapter, inputFromText('log.jsonl', text), { tokens: false, keepRewrites: true }))));
 
   it('gives the report of reading every line in full, and carries most messages', () => {
     for (const text of [chatLog(12), chatLog(12, 6), chatLog(12, undefined, 5), chatLog(12, 3, 8)]) {
@@ -213,7 +214,7 @@ describe('openai-chat: carrying a request log\'s repeated history', () => {
     assert.equal(decisions[5], 'defer');
     assert.equal(decisions.filter((d: string) => d === 'patch').length, 9);
     let carried = 0;
-    for (const event of openaiChatAdapter.read(textInput('log.jsonl', chatLog(12)))) {
+    for (const event of openaiChatAdapter.read(inputFromText('log.jsonl', chatLog(12)))) {
       if (event.kind === 'window') carried += event.window.messages.filter((m) => m[CARRIED_FROM]).length;
     }
     assert.ok(carried > 50, `carried ${carried}`);

@@ -4,6 +4,7 @@
  * (`conversation` / `previous_response_id`): info instead of an orphan, and a
  * continued request judged as the window the model reads.
  */
+import { inputFromText } from '../../src/core/io';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -14,7 +15,7 @@ import { CARRIED_FROM } from '../../src/core/model';
 import { parseJson } from '../../src/core/json/parse';
 import type { OpaqueBlock, ToolCall, ToolResult } from '../../src/core/model';
 import { renderMessage } from '../../src/core/render';
-import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice, textInput } from './provider-helpers';
+import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
 
 const CONVERSATION = path.join(CORPUS, 'openai-responses', 'pydanticai_test_openai_conversation_id_tool_call_continuation.requests.jsonl');
 const COMBINED = path.join(CORPUS, 'openai-responses', 'pydanticai_test_openai_responses_history_with_combined_tool_call_id.requests.jsonl');
@@ -198,7 +199,7 @@ describe('openai-responses: carrying a stateless log\'s repeated input', () => {
     read: (input: Parameters<typeof openaiResponsesAdapter.read>[0]) => readRequestLog(input, { ...openaiResponsesCodec, carrier: undefined }),
   };
   const both = (text: string) =>
-    [openaiResponsesAdapter, reference].map((adapter) => JSON.parse(JSON.stringify(checkTranscriptWith(adapter, textInput('log.jsonl', text), { tokens: false, keepRewrites: true }))));
+    [openaiResponsesAdapter, reference].map((adapter) => JSON.parse(JSON.stringify(checkTranscriptWith(adapter, inputFromText('log.jsonl', text), { tokens: false, keepRewrites: true }))));
 
   it('gives the report of reading every line in full, and carries most items', () => {
     for (const text of [responsesLog(10), responsesLog(10, 4), responsesLog(10, undefined, 3), responsesLog(10, 2, 7)]) {
@@ -209,7 +210,7 @@ describe('openai-responses: carrying a stateless log\'s repeated input', () => {
     assert.ok(clean.steps.every((s: { decision: string }) => s.decision === 'patch'));
     assert.notEqual(both(responsesLog(10, 4))[0].steps[3].decision, 'patch');
     let carried = 0;
-    for (const event of openaiResponsesAdapter.read(textInput('log.jsonl', responsesLog(10)))) {
+    for (const event of openaiResponsesAdapter.read(inputFromText('log.jsonl', responsesLog(10)))) {
       if (event.kind === 'window') carried += event.window.messages.filter((m) => m[CARRIED_FROM]).length;
     }
     assert.ok(carried > 50, `carried ${carried}`);

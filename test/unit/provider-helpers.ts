@@ -5,16 +5,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Finding } from '../../src/core/findings';
+import { inputFromText } from '../../src/core/io';
 import type { ContextWindow, Rewrite } from '../../src/core/model';
-import { splitLines } from '../../src/core/text';
-import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../../src/core/transcript';
+import type { FormatAdapter, TranscriptEvent } from '../../src/core/transcript';
 
 export const CORPUS = path.join(__dirname, '..', 'fixtures', 'corpus');
 export const PROVIDERS = path.join(__dirname, '..', 'fixtures', 'providers');
-
-export function textInput(file: string, text: string): TranscriptInput {
-  return { file, lines: () => splitLines(text), text: () => text, bytes: () => new TextEncoder().encode(text) };
-}
 
 export function fileText(file: string): string {
   return fs.readFileSync(file, 'utf8');
@@ -36,7 +32,11 @@ export interface Events {
 }
 
 export function readEvents(adapter: FormatAdapter, file: string, text = fileText(file)): Events {
-  const all = [...adapter.read(textInput(file, text))];
+  return splitEvents([...adapter.read(inputFromText(file, text))]);
+}
+
+/** An adapter's events, split by kind. */
+export function splitEvents(all: TranscriptEvent[]): Events {
   return {
     all,
     windows: all.flatMap((e) => (e.kind === 'window' ? [e.window] : [])),

@@ -5,6 +5,7 @@
  * skipped, the next valid line judged against the last valid one; records of
  * other providers skipped as info; only two requests held at a time.
  */
+import { inputFromText } from '../../src/core/io';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import * as path from 'node:path';
@@ -15,7 +16,7 @@ import { openaiChatAdapter } from '../../src/core/formats/openai-chat';
 import { openaiResponsesAdapter } from '../../src/core/formats/openai-responses';
 import { readRequestLog } from '../../src/core/formats/request-log';
 import { LineIndex } from '../../src/core/text';
-import { PROVIDERS, corpusFiles, fileText, readEvents, textInput } from './provider-helpers';
+import { PROVIDERS, corpusFiles, fileText, readEvents } from './provider-helpers';
 
 const INVALID = path.join(PROVIDERS, 'anthropic-log-invalid-line.jsonl');
 
@@ -152,7 +153,7 @@ describe('request-log: streaming', () => {
     const count = 50;
     const lines = Array.from({ length: count }, (_, i) => JSON.stringify(request(Array.from({ length: 2 * i + 1 }, (_, j) => (j % 2 ? assistant(`a${j}`) : user(`u${j}`))))));
     let pulled = 0;
-    const input = textInput('big.jsonl', lines.join('\n'));
+    const input = inputFromText('big.jsonl', lines.join('\n'));
     const counted = {
       ...input,
       lines: function* () {
@@ -210,7 +211,7 @@ describe('request-log: no input crashes an adapter', () => {
       fc.property(fc.array(lineArb, { maxLength: 6 }), fc.constantFrom('log.jsonl', 'one.json', 'noext'), (lines, file) => {
         const text = lines.join('\n');
         for (const adapter of adapters) {
-          for (const event of adapter.read(textInput(file, text))) {
+          for (const event of adapter.read(inputFromText(file, text))) {
             const range = event.kind === 'finding' ? event.finding.range : event.kind === 'window' ? event.window.source : event.rewrite.range;
             if (range) assert.ok(range.start >= 0 && range.end <= text.length && range.start <= range.end, JSON.stringify(range));
           }

@@ -5,25 +5,20 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Finding } from '../../src/core/findings';
 import { inputFromFile, inputFromText } from '../../src/core/io';
-import type { ContextWindow, Message, Rewrite } from '../../src/core/model';
+import type { ContextWindow, Message } from '../../src/core/model';
 import { toolPairs } from '../../src/core/model';
 import { LineIndex } from '../../src/core/text';
-import type { FormatAdapter, TranscriptEvent } from '../../src/core/transcript';
+import type { FormatAdapter } from '../../src/core/transcript';
+import { CORPUS, splitEvents, type Events as AdapterEvents } from './provider-helpers';
 
+export { CORPUS, fileText } from './provider-helpers';
 export const FIXTURES = path.join(__dirname, '..', 'fixtures');
-export const CORPUS = path.join(FIXTURES, 'corpus');
 
 export const corpus = (folder: string, name: string) => path.join(CORPUS, folder, name);
 export const fixture = (folder: string, name: string) => path.join(FIXTURES, folder, name);
 
-export interface Events {
-  readonly all: TranscriptEvent[];
-  readonly windows: ContextWindow[];
-  readonly steps: Rewrite[];
-  readonly findings: Finding[];
-  readonly kinds: string[];
+export interface Events extends AdapterEvents {
   /** The last window: the transcript's final state. */
   readonly final: ContextWindow;
 }
@@ -31,18 +26,10 @@ export interface Events {
 /** Reads a file (or a text under a file name) with one adapter. */
 export function readWith(adapter: FormatAdapter, file: string, text?: string): Events {
   const input = text === undefined ? inputFromFile(file) : inputFromText(file, text);
-  const all = [...adapter.read(input)];
-  const windows = all.flatMap((e) => (e.kind === 'window' ? [e.window] : []));
-  const final = windows[windows.length - 1];
+  const events = splitEvents([...adapter.read(input)]);
+  const final = events.windows[events.windows.length - 1];
   if (!final) throw new Error(`${file}: no window`);
-  return {
-    all,
-    windows,
-    steps: all.flatMap((e) => (e.kind === 'step' ? [e.rewrite] : [])),
-    findings: all.flatMap((e) => (e.kind === 'finding' ? [e.finding] : [])),
-    kinds: all.map((e) => e.kind),
-    final,
-  };
+  return { ...events, final };
 }
 
 /** The 1-based line of an offset in a file. */
@@ -74,8 +61,4 @@ export function unpaired(window: ContextWindow): { calls: string[]; results: str
 
 export function countBlocks(window: ContextWindow, kind: 'tool_call' | 'tool_result'): number {
   return window.messages.reduce((n, m) => n + m.blocks.filter((b) => b.kind === kind).length, 0);
-}
-
-export function fileText(file: string): string {
-  return fs.readFileSync(file, 'utf8');
 }
