@@ -17,6 +17,7 @@ import { judgeRewrite } from '../../src/core/guard';
 import { inputFromText } from '../../src/core/io';
 import { parseJson } from '../../src/core/json/parse';
 import type { FormatId, Rewrite } from '../../src/core/model';
+import type { FormatAdapter } from '../../src/core/transcript';
 
 const RUNS = { numRuns: 100 };
 const TOOL_NAMES = ['lookup', 'fetch', 'mail'] as const;
@@ -252,14 +253,19 @@ const anthropicLogArb = fc
     return line({ request: { model: 'm', tools, messages }, response }) + '\n' + line({ request: { model: 'm', tools, messages: compacted } }) + '\n';
   });
 
-test('(c) on Anthropic request logs too: the planned fix never aborts, before or after its edits', () => {
+/**
+ * Property (c) on a request log of two lines: whenever the second request's
+ * rewrite aborts, the planned fix does not, and neither does the log after its
+ * edits are applied (which stay on the second line).
+ */
+function assertPlannedFixesNeverAbort(adapter: FormatAdapter, logs: fc.Arbitrary<string>, numRuns: number): void {
   let aborted = 0;
   const stepOf = (text: string) => {
-    for (const event of anthropicAdapter.read(inputFromText('log.jsonl', text))) if (event.kind === 'step') return event.rewrite;
+    for (const event of adapter.read(inputFromText('log.jsonl', text))) if (event.kind === 'step') return event.rewrite;
     throw new Error('no step');
   };
   fc.assert(
-    fc.property(anthropicLogArb, (text) => {
+    fc.property(logs, (text) => {
       const step = stepOf(text);
       if (judgeRewrite(step).decision !== 'abort') return;
       aborted++;
@@ -272,9 +278,13 @@ test('(c) on Anthropic request logs too: the planned fix never aborts, before or
       const recheck = judgeRewrite(stepOf(edited));
       assert.notEqual(recheck.decision, 'abort', JSON.stringify({ plan: plan.description, rules: recheck.findings.map((f) => f.message) }));
     }),
-    { numRuns: 200 },
+    { numRuns },
   );
   assert.ok(aborted > 20, `only ${aborted} of the random compactions aborted`);
+}
+
+test('(c) on Anthropic request logs too: the planned fix never aborts, before or after its edits', () => {
+  assertPlannedFixesNeverAbort(anthropicAdapter, anthropicLogArb, 200);
 });
 
 /** An OpenAI Chat request log of two lines: a request with its response, then a random compaction of both. */
@@ -310,26 +320,7 @@ const chatLogArb = fc
   });
 
 test('(c) on OpenAI Chat request logs too: the planned fix never aborts, before or after its edits', () => {
-  let aborted = 0;
-  const stepOf = (text: string) => {
-    for (const event of openaiChatAdapter.read(inputFromText('log.jsonl', text))) if (event.kind === 'step') return event.rewrite;
-    throw new Error('no step');
-  };
-  fc.assert(
-    fc.property(chatLogArb, (text) => {
-      const step = stepOf(text);
-      if (judgeRewrite(step).decision !== 'abort') return;
-      aborted++;
-      const plan = planFix(step, text);
-      assert.ok(plan);
-      assert.notEqual(plan.verdict.decision, 'abort');
-      assert.ok(plan.edits.length > 0);
-      const recheck = judgeRewrite(stepOf(applyEdits(text, plan.edits)));
-      assert.notEqual(recheck.decision, 'abort', JSON.stringify({ plan: plan.description, rules: recheck.findings.map((f) => f.message) }));
-    }),
-    { numRuns: 150 },
-  );
-  assert.ok(aborted > 20, `only ${aborted} of the random compactions aborted`);
+  assertPlannedFixesNeverAbort(openaiChatAdapter, chatLogArb, 150);
 });
 
 const FORMATS: readonly FormatId[] = ['native', 'anthropic', 'openai-chat', 'openai-responses'];
