@@ -12,10 +12,12 @@
  * caching hint, not something the model reads, and clients move it every turn.
  */
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { prop } from '../json/parse';
+import { prop, propString } from '../json/parse';
+import { asArray, asObject, asString, rangeOf } from '../json/nodes';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
-import { asArray, asObject, asString, neutralRole, opaqueValue, partsToBlocks, rangeOf, stripCacheControl, textMessage } from './provider-common';
+import { neutralRole } from './common';
+import { opaqueValue, partsToBlocks, stripCacheControl, textMessage } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
 import type { ParsedRequest, ProviderCodec } from './request-log';
 import { readRequestLog } from './request-log';
@@ -70,13 +72,13 @@ export function readAnthropicRequest(body: JsonObject, carried: readonly Message
 /** The assistant message of a logged response (`content[]`); [] for errors and streams. */
 export function readAnthropicResponse(body: JsonNode | undefined): Message[] {
   const content = asArray(prop(body, 'content'));
-  if (!content || asString(prop(body, 'type')) === 'error') return [];
+  if (!content || propString(body, 'type') === 'error') return [];
   const blocks = content.items.map((block) => readBlock(block, content));
   return [{ role: 'assistant', blocks, source: rangeOf(body), elision: hasCompaction(blocks) || undefined }];
 }
 
 function readTool(node: JsonNode): ToolSchema {
-  const name = asString(prop(node, 'name')) ?? asString(prop(node, 'type')) ?? '';
+  const name = propString(node, 'name') ?? propString(node, 'type') ?? '';
   return { name, declaration: stripCacheControl(node), source: rangeOf(node) };
 }
 
@@ -88,7 +90,7 @@ function systemMessage(node: JsonNode | undefined): Message | undefined {
 
 /** One element of `messages`: role, and content as a string or blocks. */
 export function readAnthropicMessage(node: JsonNode, container: JsonArray | undefined): Message {
-  const role = neutralRole(asString(prop(node, 'role')), 'user');
+  const role = neutralRole(propString(node, 'role'), 'user');
   const content = prop(node, 'content');
   let blocks: Block[];
   if (content?.type === 'string') blocks = [{ kind: 'text', text: content.value, source: rangeOf(content) }];
@@ -99,18 +101,18 @@ export function readAnthropicMessage(node: JsonNode, container: JsonArray | unde
 
 function readBlock(node: JsonNode, container: JsonArray): Block {
   const block = asObject(node);
-  const type = asString(prop(block, 'type'));
+  const type = propString(block, 'type');
   const source = rangeOf(node);
   if (block && type === 'text') {
-    const text = asString(prop(block, 'text'));
+    const text = propString(block, 'text');
     if (text !== undefined) return { kind: 'text', text, source };
   }
   if (block && type === 'tool_use') {
     const id = prop(block, 'id');
     return {
       kind: 'tool_call',
-      id: asString(id) ?? '',
-      name: asString(prop(block, 'name')) ?? '',
+      id: asString(id)?.value ?? '',
+      name: propString(block, 'name') ?? '',
       input: prop(block, 'input'),
       source,
       idSource: rangeOf(id),
@@ -122,7 +124,7 @@ function readBlock(node: JsonNode, container: JsonArray): Block {
     const content = prop(block, 'content');
     return {
       kind: 'tool_result',
-      callId: asString(id) ?? '',
+      callId: asString(id)?.value ?? '',
       content: content && stripCacheControl(content),
       isError: asBoolean(prop(block, 'is_error')) || undefined,
       source,

@@ -17,7 +17,8 @@ import { prop, type JsonArray, type JsonNode, type JsonObject } from '../json/pa
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readRequestLog, type ParsedRequest, type ProviderCodec } from './request-log';
-import { asArray, asString, findingEvent, headMatches, neutralRole, rangeOf } from './wild/common';
+import { asArray, asString, rangeOf } from '../json/nodes';
+import { findingEvent, headMatches, neutralRole } from './common';
 
 const MARKERS = /"(toolUse|toolResult|toolConfig|toolSpec|inferenceConfig|additionalModelRequestFields|reasoningContent|cachePoint)"\s*:\s*[{[]/;
 

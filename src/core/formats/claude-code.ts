@@ -13,7 +13,7 @@ import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readRecords } from './claude-code/records';
 import { walkSession, type Rewind } from './claude-code/tree';
-import { consumedBoundary, findingEvent, headMatches } from './wild/common';
+import { consumedBoundary, findingEvent, headMatches } from './common';
 
 export const claudeCodeAdapter: FormatAdapter = {
   id: 'claude-code',

@@ -23,7 +23,8 @@ import { toolPairs, type Block, type ContextWindow, type Message } from '../mode
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readItem } from './openai-responses';
-import { asArray, asString, consumedBoundary, findingEvent, headMatches, parseJsonLines, rangeOf, skipped } from './wild/common';
+import { asArray, asString, rangeOf } from '../json/nodes';
+import { consumedBoundary, findingEvent, headMatches, parseJsonLines, skipped } from './common';
 
 export const codexAdapter: FormatAdapter = {
   id: 'codex',

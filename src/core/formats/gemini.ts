@@ -20,7 +20,8 @@ import { prop, type JsonArray, type JsonNode, type JsonObject } from '../json/pa
 import type { Block, ContextWindow, Message, ToolCall, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
 import { readRequestLog, type ParsedRequest, type ProviderCodec } from './request-log';
-import { asArray, asString, neutralRole, rangeOf } from './wild/common';
+import { asArray, asString, rangeOf } from '../json/nodes';
+import { neutralRole } from './common';
 
 /** A fresh codec per read: it remembers the length of the last request, where the logged response's turn goes. */
 export function geminiCodec(): ProviderCodec {

@@ -17,7 +17,8 @@ import { parseJson, prop, type JsonArray, type JsonNode } from '../json/parse';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
-import { asArray, asString, consumedBoundary, findingEvent, neutralRole } from './wild/common';
+import { asArray, asString } from '../json/nodes';
+import { consumedBoundary, findingEvent, neutralRole } from './common';
 
 export const inspectAdapter: FormatAdapter = {
   id: 'inspect',

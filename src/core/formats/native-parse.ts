@@ -5,6 +5,7 @@
  */
 import { finding, type Finding } from '../findings';
 import { prop, propString, type JsonNode } from '../json/parse';
+import { rangeOf } from '../json/nodes';
 import type { Block, Message, Role, ToolCall, ToolResult, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 
@@ -12,11 +13,6 @@ import type { SourceRange } from '../text';
 export type SkipSink = (finding: Finding) => void;
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
-
-/** A node's range, when it came from a file (nodes built in code have start -1). */
-export function rangeOf(node: JsonNode | undefined): SourceRange | undefined {
-  return node && node.start >= 0 ? { start: node.start, end: node.end } : undefined;
-}
 
 function skip(sink: SkipSink, node: JsonNode, message: string): undefined {
   sink(finding('record-skipped', rangeOf(node) ?? { start: 0, end: 0 }, message));

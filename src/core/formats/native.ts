@@ -12,7 +12,8 @@ import type { ContextWindow, Message, RewriteSource, ToolSchema } from '../model
 import { RenderCache } from '../render';
 import type { SourceLine, SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
-import { parseMessages, parseTools, rangeOf, type SkipSink } from './native-parse';
+import { rangeOf } from '../json/nodes';
+import { parseMessages, parseTools, type SkipSink } from './native-parse';
 
 export const TRACE_TYPE = 'prefix-lens/trace';
 export const TRACE_VERSION = 1;

@@ -13,10 +13,12 @@
  * dropping one from a consumed message is a visible change.
  */
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { prop } from '../json/parse';
+import { prop, propString } from '../json/parse';
+import { asArray, asObject, asString, hasContent, rangeOf } from '../json/nodes';
 import type { Block, ContextWindow, Message, ToolCall, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
-import { asArray, asObject, asString, hasContent, neutralRole, partsToBlocks, rangeOf, stripCacheControl } from './provider-common';
+import { neutralRole } from './common';
+import { partsToBlocks, stripCacheControl } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
 import type { ParsedRequest, ProviderCodec } from './request-log';
 import { readRequestLog } from './request-log';
@@ -73,9 +75,9 @@ export function readChatResponse(body: JsonNode | undefined): Message[] {
 }
 
 function readTool(node: JsonNode): ToolSchema {
-  const type = asString(prop(node, 'type'));
+  const type = propString(node, 'type');
   const inner = prop(node, type ?? 'function') ?? prop(node, 'function');
-  const name = asString(prop(inner, 'name')) ?? asString(prop(node, 'name')) ?? type ?? '';
+  const name = propString(inner, 'name') ?? propString(node, 'name') ?? type ?? '';
   return { name, declaration: node, source: rangeOf(node) };
 }
 
@@ -84,11 +86,11 @@ const STRUCTURAL_KEYS = ['role', 'content', 'tool_calls', 'tool_call_id', 'annot
 
 /** One element of `messages` (or a response's message). */
 export function readChatMessage(node: JsonNode, container: JsonArray | undefined): Message {
-  const role = neutralRole(asString(prop(node, 'role')), 'user');
+  const role = neutralRole(propString(node, 'role'), 'user');
   const message = asObject(node);
   const base = { role, source: rangeOf(node), container: rangeOf(container) };
   if (!message) return { ...base, blocks: [{ kind: 'opaque', type: node.type, value: node, source: rangeOf(node) }] };
-  if (asString(prop(message, 'role')) === 'tool') return { ...base, blocks: [toolResult(message, container)] };
+  if (propString(message, 'role') === 'tool') return { ...base, blocks: [toolResult(message, container)] };
   const blocks: Block[] = [...contentBlocks(prop(message, 'content')), ...extraBlocks(message)];
   const calls = asArray(prop(message, 'tool_calls'));
   for (const call of calls?.items ?? []) blocks.push(toolCall(call, calls));
@@ -115,12 +117,12 @@ function extraBlocks(message: JsonObject): Block[] {
 
 function toolCall(node: JsonNode, container: JsonArray | undefined): ToolCall {
   const id = prop(node, 'id');
-  const type = asString(prop(node, 'type')) ?? 'function';
+  const type = propString(node, 'type') ?? 'function';
   const inner = prop(node, type) ?? prop(node, 'function');
   return {
     kind: 'tool_call',
-    id: asString(id) ?? '',
-    name: asString(prop(inner, 'name')) ?? '',
+    id: asString(id)?.value ?? '',
+    name: propString(inner, 'name') ?? '',
     input: prop(inner, 'arguments') ?? prop(inner, 'input'),
     source: rangeOf(node),
     idSource: rangeOf(id),
@@ -133,8 +135,8 @@ function toolResult(message: JsonObject, container: JsonArray | undefined): Bloc
   const content = prop(message, 'content');
   return {
     kind: 'tool_result',
-    callId: asString(id) ?? '',
-    name: asString(prop(message, 'name')),
+    callId: asString(id)?.value ?? '',
+    name: propString(message, 'name'),
     content: content && stripCacheControl(content),
     source: rangeOf(message),
     idSource: rangeOf(id),

@@ -19,10 +19,12 @@
  * model actually reads: the previous request and response, then the new input.
  */
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { prop } from '../json/parse';
+import { prop, propString } from '../json/parse';
+import { asArray, asObject, asString, rangeOf } from '../json/nodes';
 import type { Block, ContextWindow, Message, Role, ServerState, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
-import { asArray, asObject, asString, neutralRole, opaqueValue, partsToBlocks, rangeOf, textMessage } from './provider-common';
+import { neutralRole } from './common';
+import { opaqueValue, partsToBlocks, textMessage } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
 import type { Continuation, LoggedExchange, ParsedRequest, ProviderCodec } from './request-log';
 import { consumedWindow, readRequestLog } from './request-log';
@@ -87,7 +89,7 @@ export function readResponsesOutput(body: JsonNode | undefined): Message[] {
 }
 
 function readTool(node: JsonNode): ToolSchema {
-  const name = asString(prop(node, 'name')) ?? asString(prop(node, 'server_label')) ?? asString(prop(node, 'type')) ?? '';
+  const name = propString(node, 'name') ?? propString(node, 'server_label') ?? propString(node, 'type') ?? '';
   return { name, declaration: node, source: rangeOf(node) };
 }
 
@@ -97,7 +99,7 @@ function serverStateOf(body: JsonObject): ServerState | undefined {
     return { kind: 'previous_response_id', id: previous.value, source: rangeOf(previous) };
   }
   const conversation = prop(body, 'conversation');
-  const id = asString(conversation) ?? asString(prop(conversation, 'id'));
+  const id = asString(conversation)?.value ?? propString(conversation, 'id');
   return id ? { kind: 'conversation', id, source: rangeOf(conversation) } : undefined;
 }
 
@@ -105,14 +107,14 @@ function serverStateOf(body: JsonObject): ServerState | undefined {
 export function readItem(node: JsonNode, container: JsonArray): Message {
   const base = { source: rangeOf(node), container: rangeOf(container) };
   const item = asObject(node);
-  const type = asString(prop(item, 'type'));
-  const role = asString(prop(item, 'role'));
+  const type = propString(item, 'type');
+  const role = propString(item, 'role');
   if (item && role !== undefined && (type === undefined || type === 'message')) {
     return { ...base, role: neutralRole(role, 'user'), blocks: contentBlocks(prop(item, 'content')) };
   }
-  const callId = asString(prop(item, 'call_id'));
+  const callId = propString(item, 'call_id');
   if (item && type?.endsWith('_call_output')) {
-    return { ...base, role: 'tool', blocks: [callOutput(item, callId ?? asString(prop(item, 'id')) ?? '', container)] };
+    return { ...base, role: 'tool', blocks: [callOutput(item, callId ?? propString(item, 'id') ?? '', container)] };
   }
   if (item && type?.endsWith('_call') && callId !== undefined) {
     return { ...base, role: 'assistant', blocks: [call(item, type, callId, container)] };
@@ -138,7 +140,7 @@ function call(item: JsonObject, type: string, callId: string, container: JsonArr
   return {
     kind: 'tool_call',
     id: callId,
-    name: asString(prop(item, 'name')) ?? type.slice(0, -'_call'.length),
+    name: propString(item, 'name') ?? type.slice(0, -'_call'.length),
     input: prop(item, 'arguments') ?? prop(item, 'input') ?? prop(item, 'action'),
     source: rangeOf(item),
     idSource: rangeOf(id),

@@ -19,7 +19,8 @@ import type { ContextWindow, Message, ServerState } from '../model';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readResponsesOutput } from './openai-responses';
 import { isMessageList, readMessageList, readOpenInference, readTools } from './otel/messages';
-import { asArray, asString, findingEvent, headMatches, rangeOf } from './wild/common';
+import { asArray, asString, rangeOf } from '../json/nodes';
+import { findingEvent, headMatches } from './common';
 
 export const otelAdapter: FormatAdapter = {
   id: 'otel',

@@ -1,47 +1,13 @@
 /**
- * Small helpers shared by the provider request-body adapters (Anthropic
- * Messages, OpenAI Chat Completions, OpenAI Responses): ranges of nodes,
- * dropping fields the model never reads, reading text parts.
+ * Helpers shared by the provider request-body adapters (Anthropic Messages,
+ * OpenAI Chat Completions, OpenAI Responses): dropping fields the model never
+ * reads, reading text parts, unwrapping logged bodies. Node accessors live in
+ * `json/nodes.ts`, helpers for every reader in `formats/common.ts`.
  */
-import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { prop } from '../json/parse';
+import type { JsonArray, JsonNode } from '../json/parse';
+import { prop, propString } from '../json/parse';
+import { rangeOf } from '../json/nodes';
 import type { Block, Message, Role } from '../model';
-import type { SourceRange } from '../text';
-
-/** The source range of a node, or undefined for nodes made in code (start = -1). */
-export function rangeOf(node: { readonly start: number; readonly end: number } | undefined): SourceRange | undefined {
-  if (!node || node.start < 0) return undefined;
-  return { start: node.start, end: node.end };
-}
-
-export function asObject(node: JsonNode | undefined): JsonObject | undefined {
-  return node?.type === 'object' ? node : undefined;
-}
-
-export function asArray(node: JsonNode | undefined): JsonArray | undefined {
-  return node?.type === 'array' ? node : undefined;
-}
-
-export function asString(node: JsonNode | undefined): string | undefined {
-  return node?.type === 'string' ? node.value : undefined;
-}
-
-/** True when a node carries something: not null, not `""`, `[]` or `{}`. */
-export function hasContent(node: JsonNode | undefined): node is JsonNode {
-  if (!node) return false;
-  switch (node.type) {
-    case 'null':
-      return false;
-    case 'string':
-      return node.value !== '';
-    case 'array':
-      return node.items.length > 0;
-    case 'object':
-      return node.properties.length > 0;
-    default:
-      return true;
-  }
-}
 
 /** The same object without the given keys (same node when none of them is present). */
 export function withoutKeys(node: JsonNode, keys: readonly string[]): JsonNode {
@@ -78,25 +44,6 @@ export function opaqueValue(node: JsonNode, dropKeys: readonly string[] = []): J
   return sorted.every((p, i) => p === value.properties[i]) ? value : { ...value, properties: sorted };
 }
 
-/** Maps a provider role onto the neutral roles (`developer` is a system turn). */
-export function neutralRole(role: string | undefined, fallback: Role): Role {
-  switch (role) {
-    case 'system':
-    case 'developer':
-      return 'system';
-    case 'user':
-      return 'user';
-    case 'assistant':
-    case 'model':
-      return 'assistant';
-    case 'tool':
-    case 'function':
-      return 'tool';
-    default:
-      return fallback;
-  }
-}
-
 /** A message made of one text block, for `system` strings and `instructions`. */
 export function textMessage(role: Role, node: JsonNode & { type: 'string' }): Message {
   const source = rangeOf(node);
@@ -109,8 +56,8 @@ export function textMessage(role: Role, node: JsonNode & { type: 'string' }): Me
  */
 export function partsToBlocks(parts: JsonArray, textTypes: readonly string[]): Block[] {
   return parts.items.map((part): Block => {
-    const type = asString(prop(part, 'type'));
-    const text = asString(prop(part, 'text'));
+    const type = propString(part, 'type');
+    const text = propString(part, 'text');
     if (type !== undefined && textTypes.includes(type) && text !== undefined) {
       return { kind: 'text', text, source: rangeOf(part) };
     }

@@ -25,12 +25,13 @@
 import type { Finding } from '../findings';
 import { finding } from '../findings';
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { parseJson, prop } from '../json/parse';
+import { parseJson, prop, propString } from '../json/parse';
+import { asObject, asString, rangeOf } from '../json/nodes';
 import { carryMessages, planCarry, type CarryPlan, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message } from '../model';
 import type { SourceLine, SourceRange } from '../text';
 import type { TranscriptEvent, TranscriptInput } from '../transcript';
-import { asObject, asString, bodyOf, rangeOf } from './provider-common';
+import { bodyOf } from './provider-common';
 
 /** A request body read into a window. */
 export interface ParsedRequest {
@@ -176,8 +177,8 @@ function loggedExchange(request: ParsedRequest, response: JsonNode | undefined, 
   return {
     request,
     response: codec.readResponse(response),
-    responseId: asString(prop(response, 'id')),
-    responseConversation: asString(conversation) ?? asString(prop(conversation, 'id')),
+    responseId: propString(response, 'id'),
+    responseConversation: asString(conversation)?.value ?? propString(conversation, 'id'),
   };
 }
 

@@ -6,7 +6,8 @@
  */
 import type { Block } from '../../model';
 import { prop, propString, type JsonNode } from '../../json/parse';
-import { asArray, asString, idRange, rangeOf, textBlock } from '../wild/common';
+import { asArray, asString, rangeOf } from '../../json/nodes';
+import { idRange, textBlock } from '../common';
 
 /** The neutral blocks of one Anthropic-shaped `content` value (string or block list). */
 export function anthropicBlocks(content: JsonNode | undefined): Block[] {

@@ -10,7 +10,7 @@ import { finding, type Finding } from '../../findings';
 import { prop, propString, type JsonNode } from '../../json/parse';
 import type { SourceRange } from '../../text';
 import type { TranscriptInput } from '../../transcript';
-import { parseJsonLines } from '../wild/common';
+import { parseJsonLines } from '../common';
 import { onlyToolResults } from './blocks';
 
 export type RecordKind = 'message' | 'transparent' | 'boundary' | 'ignored';

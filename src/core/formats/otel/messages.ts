@@ -16,7 +16,8 @@ import { prop, type JsonArray, type JsonNode } from '../../json/parse';
 import type { Block, Message, ToolSchema } from '../../model';
 import { readChatMessage } from '../openai-chat';
 import { readItem } from '../openai-responses';
-import { asArray, asString, neutralRole, rangeOf } from '../wild/common';
+import { asArray, asString, rangeOf } from '../../json/nodes';
+import { neutralRole } from '../common';
 
 /** Reads a list of messages in whichever of the known shapes each element has. */
 export function readMessageList(list: JsonArray): Message[] {

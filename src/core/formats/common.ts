@@ -1,14 +1,15 @@
 /**
- * Small helpers shared by the adapters for agent session formats from the wild
- * (Claude Code, Codex, Inspect, OTel/Langfuse, Gemini, Bedrock): reading JSONL
- * lines into positioned JSON, turning parse errors into located findings, and
- * building neutral blocks with their source ranges.
+ * Helpers shared by every reader: reading JSONL lines into positioned JSON,
+ * turning parse errors and skipped records into located findings, mapping
+ * role names, building neutral blocks with their source ranges. Node
+ * accessors (`rangeOf`, `asString`, …) live in `json/nodes.ts`.
  */
-import { finding, type Finding } from '../../findings';
-import type { Block, Message, Role } from '../../model';
-import { parseJson, prop, type JsonArray, type JsonNode, type JsonString } from '../../json/parse';
-import type { SourceRange, SourceLine } from '../../text';
-import type { TranscriptEvent, TranscriptInput } from '../../transcript';
+import { finding, type Finding } from '../findings';
+import type { Block, Message, Role } from '../model';
+import { parseJson, prop, type JsonNode, type JsonString } from '../json/parse';
+import { asString, rangeOf } from '../json/nodes';
+import type { SourceRange, SourceLine } from '../text';
+import type { TranscriptEvent, TranscriptInput } from '../transcript';
 
 /** One parsed JSONL line, or the finding for a line that did not parse. */
 export type ParsedLine =
@@ -18,12 +19,6 @@ export type ParsedLine =
 /** The range of a line's text (without its terminator). */
 export function lineRange(line: SourceLine): SourceRange {
   return { start: line.offset, end: line.offset + line.text.length };
-}
-
-/** The range of a node; undefined for nodes made in code (offset -1). */
-export function rangeOf(node: JsonNode | undefined): SourceRange | undefined {
-  if (!node || node.start < 0) return undefined;
-  return { start: node.start, end: node.end };
 }
 
 /** An `invalid-json` finding at the parse error's offset, one character wide (or empty at the end). */
@@ -52,14 +47,6 @@ export function skipped(range: SourceRange, what: string): TranscriptEvent {
   return findingEvent(finding('record-skipped', range, `Skipped ${what}: not part of the model's context as far as this reader knows`));
 }
 
-export function asArray(node: JsonNode | undefined): JsonArray | undefined {
-  return node?.type === 'array' ? node : undefined;
-}
-
-export function asString(node: JsonNode | undefined): JsonString | undefined {
-  return node?.type === 'string' ? node : undefined;
-}
-
 /** A text block from a string node. */
 export function textBlock(node: JsonString): Block {
   return { kind: 'text', text: node.value, source: rangeOf(node) };
@@ -71,7 +58,11 @@ export function consumedBoundary(messages: readonly Message[]): number {
   return 0;
 }
 
-/** Maps provider role names onto the neutral roles (`developer` reads as system, `model` as assistant). */
+/**
+ * Maps a role name onto the neutral roles, the same for every reader:
+ * `developer` is a system turn, `model` (Gemini) and `ai` (LangChain) the
+ * assistant, `function` and `ipython` (Llama) a tool result, `human` the user.
+ */
 export function neutralRole(role: string | undefined, fallback: Role = 'user'): Role {
   switch (role) {
     case 'system':

@@ -1,0 +1,43 @@
+/**
+ * Reading positional JSON nodes (see `parse.ts`): narrowing a node to one
+ * type, its source range, whether it carries anything. Every reader uses these
+ * and no other copies.
+ */
+import type { SourceRange } from '../text';
+import type { JsonArray, JsonNode, JsonObject, JsonString } from './parse';
+
+/** The source range of a node, or undefined for nodes made in code (start = -1). */
+export function rangeOf(node: { readonly start: number; readonly end: number } | undefined): SourceRange | undefined {
+  if (!node || node.start < 0) return undefined;
+  return { start: node.start, end: node.end };
+}
+
+export function asObject(node: JsonNode | undefined): JsonObject | undefined {
+  return node?.type === 'object' ? node : undefined;
+}
+
+export function asArray(node: JsonNode | undefined): JsonArray | undefined {
+  return node?.type === 'array' ? node : undefined;
+}
+
+/** The node when it is a string (its `value` is the text, `rangeOf` its place); `propString` reads a property's text. */
+export function asString(node: JsonNode | undefined): JsonString | undefined {
+  return node?.type === 'string' ? node : undefined;
+}
+
+/** True when a node carries something: not null, not `""`, `[]` or `{}`. */
+export function hasContent(node: JsonNode | undefined): node is JsonNode {
+  if (!node) return false;
+  switch (node.type) {
+    case 'null':
+      return false;
+    case 'string':
+      return node.value !== '';
+    case 'array':
+      return node.items.length > 0;
+    case 'object':
+      return node.properties.length > 0;
+    default:
+      return true;
+  }
+}
