@@ -275,14 +275,14 @@ describe('prefix-lens CLI: --against', () => {
 describe('prefix-lens CLI: the sample corpus', () => {
   it('checks the whole corpus folder in seconds, every file with a report and no stack trace', () => {
     const started = Date.now();
-    const { run, reports } = json('test/fixtures/corpus');
+    const { run, reports } = json('../shared/corpus');
     assert.ok(run.code === 0 || run.code === 1, `exit ${run.code}: ${run.stderr}`);
     assert.equal(run.stderr, '');
     assert.ok(Date.now() - started < 60_000, 'seconds, even on a busy machine');
     const files = reports.map((r) => r.file as string);
     assert.equal(new Set(files).size, files.length);
     for (const dir of ['anthropic-messages', 'openai-chat', 'openai-responses', 'claude-code', 'codex']) {
-      const expected = fs.readdirSync(path.join(ROOT, 'test/fixtures/corpus', dir)).map((f) => path.join('test/fixtures/corpus', dir, f));
+      const expected = fs.readdirSync(path.join(ROOT, '../shared/corpus', dir)).map((f) => path.join('../shared/corpus', dir, f));
       for (const file of expected) assert.ok(files.includes(file), `${file} was checked`);
     }
     const anthropic = reports.filter((r) => r.format === 'anthropic');
@@ -290,7 +290,7 @@ describe('prefix-lens CLI: the sample corpus', () => {
   });
 
   it('judges the codemie Claude Code turn-1 snapshot as an append-only prefix of turn-2 (patch)', () => {
-    const dir = 'test/fixtures/corpus/claude-code';
+    const dir = '../shared/corpus/claude-code';
     const { run, reports } = json('--against', `${dir}/codemie_incremental-subagents_turn-1.jsonl`, `${dir}/codemie_incremental-subagents_turn-2.jsonl`);
     assert.equal(run.code, 0, run.stderr);
     const steps = reports[0]!.steps as Array<Record<string, unknown>>;

@@ -1,53 +1,97 @@
 /**
- * The whole sample corpus (test/fixtures/corpus, described in its SOURCES.md):
- * every file is detected by content, loads without a crash, gets a report
- * through the engine, and the folder checks in seconds. The known facts of
- * SOURCES.md are asserted in the per-format tests; here only what must hold
- * for every file.
+ * The shared corpus of real files (`../shared/corpus`, read in place; its
+ * SOURCES.md says who wrote each file): every file gets the verdict written
+ * down for it in corpus-verdicts.ts, through the real CLI; every recognised file
+ * loads without a reader error; the folder checks in seconds; damaged copies
+ * never crash a reader. The facts of SOURCES.md are asserted in the per-format
+ * tests.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { build } from 'esbuild';
 import fc from 'fast-check';
 import { checkTranscript } from '../../src/core/check';
 import { createEngineContext } from '../../src/core/context';
 import { ADAPTERS, adapterFor, formatsHint } from '../../src/core/formats/registry';
 import { inputFromFile, inputFromText } from '../../src/core/io';
+import type { JsonReport } from '../../src/core/report/json';
+import { VERDICTS } from './corpus-verdicts';
 import { CORPUS } from './wild-helpers';
-
-/** The format each corpus folder holds. */
-const FOLDER_FORMAT: Record<string, string> = {
-  'claude-code': 'claude-code',
-  codex: 'codex',
-  'inspect-ai': 'inspect',
-  langfuse: 'otel',
-  'anthropic-messages': 'anthropic',
-  'openai-chat': 'openai-chat',
-  'openai-responses': 'openai-responses',
-};
 
 const files = fs
   .readdirSync(CORPUS, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) => fs.readdirSync(path.join(CORPUS, d.name)).map((name) => ({ folder: d.name, file: path.join(CORPUS, d.name, name) })));
+  .flatMap((d) => fs.readdirSync(path.join(CORPUS, d.name)).map((name) => ({ folder: d.name, name: `${d.name}/${name}`, file: path.join(CORPUS, d.name, name) })));
+const recognised = VERDICTS.filter((v) => v.format !== null);
 
-describe('corpus: every file gets a report', () => {
-  it('holds the 26 files SOURCES.md lists (the issue says 25), in the known folders', () => {
-    assert.equal(files.length, 26);
-    for (const { folder } of files) assert.ok(FOLDER_FORMAT[folder], folder);
+/** The CLI bundle with its rank tables, built once into a temporary folder (cli.test.ts builds its own into dist/). */
+const BUNDLE = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-verdicts-'));
+const CLI = path.join(BUNDLE, 'cli.js');
+before(async () => {
+  const root = path.resolve(__dirname, '..', '..');
+  await build({ entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: CLI, bundle: true, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'error' });
+  fs.mkdirSync(path.join(BUNDLE, 'ranks'));
+  for (const encoding of ['o200k_base', 'cl100k_base']) fs.copyFileSync(path.join(root, `node_modules/js-tiktoken/dist/ranks/${encoding}.cjs`), path.join(BUNDLE, 'ranks', `${encoding}.js`));
+});
+after(() => fs.rmSync(BUNDLE, { recursive: true, force: true }));
+
+interface CliVerdict {
+  readonly format: string | null;
+  readonly decisions: string[];
+  readonly findings: Record<string, number>;
+  readonly exit: number;
+}
+
+/** Every corpus file checked by one run of the real CLI; each file's own exit code as main.ts computes it. */
+function cliVerdicts(): { verdicts: Map<string, CliVerdict>; exit: number | null } {
+  const run = spawnSync(process.execPath, [CLI, 'check', '--json', ...files.map((f) => f.file)], { encoding: 'utf8', timeout: 120_000 });
+  const verdicts = new Map<string, CliVerdict>();
+  for (const report of JSON.parse(run.stdout) as JsonReport[]) {
+    const findings: Record<string, number> = {};
+    for (const f of report.findings) findings[`${f.severity} ${f.rule}`] = (findings[`${f.severity} ${f.rule}`] ?? 0) + 1;
+    const exit = report.findings.some((f) => f.severity === 'error') ? 1 : 0;
+    verdicts.set(path.relative(CORPUS, report.file), { format: report.format, decisions: report.steps.map((s) => s.decision), findings, exit });
+  }
+  for (const line of run.stderr.split('\n').filter(Boolean)) {
+    const file = files.find((f) => line.startsWith(`prefix-lens: ${f.file}: `));
+    assert.ok(file && /not recognised/.test(line), `only unrecognised files are troubles: ${line}`);
+    verdicts.set(file.name, { format: null, decisions: [], findings: {}, exit: 2 });
+  }
+  return { verdicts, exit: run.status };
+}
+
+describe('corpus: every file gets the verdict written down for it', () => {
+  it('has a row for every corpus file and a corpus file for every row', () => {
+    assert.deepEqual(files.map((f) => f.name).sort(), VERDICTS.map((v) => v.file).sort());
   });
 
-  for (const { folder, file } of files) {
-    it(`${folder}/${path.basename(file)}: detected as ${FOLDER_FORMAT[folder]}, read without a reader error`, () => {
-      const report = checkTranscript(inputFromFile(file), { tokens: false });
-      assert.equal(report.format, FOLDER_FORMAT[folder]);
-      assert.equal(report.file, file);
+  it('the CLI gives each file its verdict: format, decisions, findings by severity and rule, exit code', () => {
+    const { verdicts, exit } = cliVerdicts();
+    for (const expected of VERDICTS) {
+      const got = verdicts.get(expected.file);
+      assert.ok(got, `${expected.file} was checked`);
+      const { file, reason, ...want } = expected;
+      assert.deepEqual({ ...got, decisions: [...got.decisions] }, { ...want, decisions: [...want.decisions] }, `${file} (${reason})`);
+    }
+    assert.equal(exit, Math.max(...VERDICTS.map((v) => v.exit)), 'the run exits with the worst file');
+  });
+
+  it('no clean file gets an error: exit 1 only where the reason says the file is broken', () => {
+    for (const v of VERDICTS.filter((v) => v.exit === 1)) assert.match(v.reason, /^not clean: /, v.file);
+  });
+
+  for (const { file, format } of recognised) {
+    it(`${file}: read in process without a reader error, every finding with a range`, () => {
+      const report = checkTranscript(inputFromFile(path.join(CORPUS, file)), { tokens: false });
+      assert.equal(report.format, format);
       for (const f of report.findings) {
         assert.doesNotMatch(f.message, /reader stopped/, f.message);
         assert.ok(f.range.start >= 0 && f.range.end >= f.range.start, `${f.rule} has a range`);
       }
-      assert.ok(report.steps.every((s) => ['patch', 'defer', 'abort'].includes(s.decision)));
     });
   }
 
@@ -57,7 +101,7 @@ describe('corpus: every file gets a report', () => {
     const context = createEngineContext('o200k_base');
     checkTranscript(inputFromText('warm.json', '{"messages":[{"role":"user","content":"hi"}]}'), {}, context);
     const started = Date.now();
-    for (const { file } of files) checkTranscript(inputFromFile(file), {}, context);
+    for (const { file } of recognised) checkTranscript(inputFromFile(path.join(CORPUS, file)), {}, context);
     const elapsed = Date.now() - started;
     t.diagnostic(`corpus checked in ${elapsed} ms`);
     assert.ok(elapsed < 30000, `took ${elapsed} ms`);
@@ -81,7 +125,7 @@ describe('corpus: damaged files never crash a reader', () => {
   /** The text files of the wild formats, cut to a few lines so each run stays small. */
   const samples = files
     .filter(({ folder, file }) => ['claude-code', 'codex', 'langfuse', 'inspect-ai'].includes(folder) && !file.endsWith('.eval'))
-    .map(({ folder, file }) => ({ format: FOLDER_FORMAT[folder]!, text: fs.readFileSync(file, 'utf8').split('\n').slice(0, 40).join('\n') }));
+    .map(({ name, file }) => ({ format: VERDICTS.find((v) => v.file === name)!.format!, text: fs.readFileSync(file, 'utf8').split('\n').slice(0, 40).join('\n') }));
 
   it('cutting, dropping and duplicating bytes gives findings, never an exception', () => {
     fc.assert(

@@ -9,7 +9,11 @@ import { inputFromText } from '../../src/core/io';
 import type { ContextWindow, Rewrite } from '../../src/core/model';
 import type { FormatAdapter, TranscriptEvent } from '../../src/core/transcript';
 
-export const CORPUS = path.join(__dirname, '..', 'fixtures', 'corpus');
+/**
+ * The shared corpus of real files other people wrote (its SOURCES.md says whose),
+ * read in place beside the repository (`../shared/corpus`), never copied in.
+ */
+export const CORPUS = path.resolve(__dirname, '..', '..', '..', 'shared', 'corpus');
 export const PROVIDERS = path.join(__dirname, '..', 'fixtures', 'providers');
 
 export function fileText(file: string): string {
