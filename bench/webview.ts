@@ -7,7 +7,7 @@
  *   panel (no steps) measured in the same run.
  * - `inspector.step-change-10k`: `]` pressed → the next step of that window
  *   shown, against the same empty panel's load.
- * - `inspector.render-10k`: the snapshot message arriving → first step shown
+ * - `inspector.render-10k`: the transcript message arriving → first step shown
  *   (the webview's own work, without page load and transfer).
  *
  * Run alone with `node --import tsx bench/webview.ts` (after `node esbuild.js`),

@@ -13,18 +13,19 @@ import {
   type HostMessage,
   type InspectorState,
   isHostMessage,
+  parseInspectorState,
   PROTOCOL_VERSION,
-  type Snapshot,
+  type TranscriptView,
   type StepDetail,
   type WebviewMessage,
 } from '../src/shared/protocol';
-import { banner, button, el, findingItem, pairItems, timeline } from './chrome';
+import { banner, button, el, findingItem, pairItems, timeline } from './components';
 import { DiffView } from './diff';
 import { followTheme } from './theme';
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
-  getState(): InspectorState | undefined;
+  getState(): unknown;
   setState(state: InspectorState): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
@@ -33,9 +34,9 @@ const number = (n: number) => n.toLocaleString('en-US');
 
 class Inspector {
   private readonly vscode = acquireVsCodeApi();
-  private snapshot: Snapshot | undefined;
+  private view: TranscriptView | undefined;
   private detail: StepDetail | undefined;
-  private state: InspectorState = this.vscode.getState() ?? {};
+  private state: InspectorState = parseInspectorState(this.vscode.getState());
   private readonly bannerSlot = el('div', { className: 'pl-banner-slot' });
   private readonly timelineSlot = el('div', { className: 'pl-timeline-slot' });
   private readonly fixSlot = el('div', { className: 'pl-fix-slot' });
@@ -72,17 +73,17 @@ class Inspector {
   private receive(message: HostMessage): void {
     this.receivedAt = performance.now();
     switch (message.type) {
-      case 'snapshot':
-        this.snapshot = message.snapshot;
-        this.renderSnapshot(message.snapshot);
+      case 'transcript':
+        this.view = message.view;
+        this.renderTranscript(message.view);
         return;
       case 'step':
-        if (!this.snapshot) return;
-        this.snapshot = { ...this.snapshot, selected: message.selected, detail: message.detail };
-        this.renderSnapshot(this.snapshot);
+        if (!this.view) return;
+        this.view = { ...this.view, selected: message.selected, detail: message.detail };
+        this.renderTranscript(this.view);
         return;
       case 'empty':
-        this.snapshot = undefined;
+        this.view = undefined;
         this.detail = undefined;
         this.showNotice(message.reason);
         this.bannerSlot.replaceChildren();
@@ -103,7 +104,7 @@ class Inspector {
       { className: 'pl-toolbar', attrs: { 'aria-label': 'Stepping' } },
       button('', 'arrow-left', 'Previous step ( [ )', () => this.step(-1)),
       button('', 'arrow-right', 'Next step ( ] )', () => this.step(1)),
-      button('Next violation', 'warning', 'Next step that is not a patch ( n )', () => this.nextViolation()),
+      button('Next non-patch step', 'warning', 'Next step that is not a patch: defer or abort ( n )', () => this.nextNonPatchStep()),
       this.timelineSlot,
       this.fixSlot,
     );
@@ -122,28 +123,28 @@ class Inspector {
     return el('section', { className: 'pl-bottom' }, tabs);
   }
 
-  private renderSnapshot(snapshot: Snapshot): void {
-    const detail = snapshot.detail;
+  private renderTranscript(view: TranscriptView): void {
+    const detail = view.detail;
     this.detail = detail;
-    const selected = snapshot.selected;
-    this.saveState({ ...this.state, file: snapshot.file, ...(selected ? { step: selected } : {}) });
-    this.timelineSlot.replaceChildren(timeline(snapshot.steps, selected, (s) => this.select(s)));
+    const selected = view.selected;
+    this.saveState({ ...this.state, file: view.file, ...(selected ? { step: selected } : {}) });
+    this.timelineSlot.replaceChildren(timeline(view.steps, selected, (s) => this.select(s)));
     this.timelineSlot.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-    this.renderFindings(snapshot, detail);
+    this.renderFindings(view, detail);
     if (!detail) {
       this.bannerSlot.replaceChildren();
-      this.showNotice(`No rewrite steps in ${snapshot.file}: nothing to compare.`);
+      this.showNotice(`No rewrite steps in ${view.file}: nothing to compare.`);
       this.columns.replaceChildren();
       this.markReady(undefined);
       return;
     }
     this.showNotice('');
-    void this.renderDetail(snapshot, detail);
+    void this.renderDetail(view, detail);
   }
 
-  private async renderDetail(snapshot: Snapshot, detail: StepDetail): Promise<void> {
+  private async renderDetail(view: TranscriptView, detail: StepDetail): Promise<void> {
     const previewing = Boolean(this.state.previewFix && detail.fix);
-    this.bannerSlot.replaceChildren(banner(detail, snapshot.steps.length, previewing));
+    this.bannerSlot.replaceChildren(banner(detail, view.steps.length, previewing));
     this.renderFix(detail, previewing);
     const after = previewing && detail.fix ? detail.fix.after : detail.after;
     const tokens = detail.before.boundaryTokens;
@@ -166,7 +167,7 @@ class Inspector {
     if (!detail.fix) return this.fixSlot.replaceChildren();
     const toggle = button(previewing ? 'Hide fix' : 'Preview fix', previewing ? 'eye-closed' : 'eye', detail.fix.title, () => {
       this.saveState({ ...this.state, previewFix: !previewing });
-      if (this.snapshot) this.renderSnapshot(this.snapshot);
+      if (this.view) this.renderTranscript(this.view);
     });
     toggle.classList.add('pl-preview-toggle');
     toggle.setAttribute('aria-pressed', String(previewing));
@@ -176,33 +177,33 @@ class Inspector {
     this.fixSlot.replaceChildren(toggle, apply);
   }
 
-  private renderFindings(snapshot: Snapshot, detail: StepDetail | undefined): void {
+  private renderFindings(view: TranscriptView, detail: StepDetail | undefined): void {
     const reveal = (f: FindingView) => this.post({ type: 'reveal', range: f.range });
-    const items = [...(detail?.findings ?? []), ...snapshot.windowFindings].map((f) => findingItem(f, reveal));
-    const hidden = snapshot.findingsTotal - snapshot.windowFindings.length;
+    const items = [...(detail?.findings ?? []), ...view.windowFindings].map((f) => findingItem(f, reveal));
+    const hidden = view.findingsTotal - view.windowFindings.length;
     if (hidden > 0) items.push(el('li', { className: 'pl-muted', text: `… and ${number(hidden)} more in the Problems panel` }));
     if (!items.length) items.push(el('li', { className: 'pl-muted', text: 'No findings.' }));
     this.findings.replaceChildren(...items);
-    this.findingsHeader.textContent = `Findings (${(detail?.findings.length ?? 0) + snapshot.findingsTotal})`;
+    this.findingsHeader.textContent = `Findings (${(detail?.findings.length ?? 0) + view.findingsTotal})`;
   }
 
   private select(step: number): void {
-    if (!this.snapshot?.steps.some((s) => s.index === step) || step === this.snapshot.selected) return;
+    if (!this.view?.steps.some((s) => s.index === step) || step === this.view.selected) return;
     document.body.dataset.ready = 'false';
     this.post({ type: 'selectStep', step });
   }
 
   private step(delta: number): void {
-    const steps = this.snapshot?.steps ?? [];
-    const at = steps.findIndex((s) => s.index === this.snapshot?.selected);
+    const steps = this.view?.steps ?? [];
+    const at = steps.findIndex((s) => s.index === this.view?.selected);
     const next = steps[Math.max(0, Math.min(steps.length - 1, at + delta))];
     if (next) this.select(next.index);
   }
 
   /** The next step that is not a patch, wrapping around. */
-  private nextViolation(): void {
-    const steps = this.snapshot?.steps ?? [];
-    const at = steps.findIndex((s) => s.index === this.snapshot?.selected);
+  private nextNonPatchStep(): void {
+    const steps = this.view?.steps ?? [];
+    const at = steps.findIndex((s) => s.index === this.view?.selected);
     for (let i = 1; i <= steps.length; i++) {
       const s = steps[(at + i) % steps.length];
       if (s && s.decision !== 'patch') return this.select(s.index);
@@ -213,7 +214,7 @@ class Inspector {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target as HTMLElement | null;
     if (target && target.tagName === 'INPUT') return;
-    const action = { '[': () => this.step(-1), ']': () => this.step(1), n: () => this.nextViolation() }[event.key];
+    const action = { '[': () => this.step(-1), ']': () => this.step(1), n: () => this.nextNonPatchStep() }[event.key];
     if (!action) return;
     event.preventDefault();
     event.stopPropagation();

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { version } from '../../package.json';
-import type { Report } from '../core/api';
+import type { Report } from '../core/results';
 import { checkAgainst, checkTranscript } from '../core/check';
 import { toJsonReport } from '../core/report/json';
 import { toSarif } from '../core/report/sarif';
@@ -40,11 +40,12 @@ function main(argv: readonly string[]): number {
       process.stderr.write(`prefix-lens: ${command.message}\n${USAGE.split('\n')[0]}\n`);
       return EXIT_TROUBLE;
     case 'check':
-      return runCheck(command);
+      return runCheckCommand(command);
   }
 }
 
-function runCheck(command: CheckCommand): number {
+/** Runs `prefix-lens check`: checks every file it names, prints the reports, returns the exit code. */
+function runCheckCommand(command: CheckCommand): number {
   const against = command.against === undefined ? undefined : expandPaths([command.against], command.format);
   if (against && against.files.length !== 1) {
     const reason = against.troubles[0] ?? `${command.against}: --against needs exactly one file`;

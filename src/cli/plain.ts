@@ -3,7 +3,7 @@
  * message`), one line per step (runs of patch steps folded), then a summary.
  * Coloured only when asked (stdout is a TTY and NO_COLOR is unset).
  */
-import type { Report, StepReport } from '../core/api';
+import type { Report, StepReport } from '../core/results';
 import type { Decision, Severity } from '../core/findings';
 import { formatNumber, summaryLine } from '../core/report/markdown';
 import { LineIndex } from '../core/text';

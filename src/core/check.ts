@@ -3,7 +3,7 @@
  * checks on every window, judge every rewrite step, and collect one report.
  * Also compares two snapshots of the same session (`checkAgainst`).
  */
-import type { CheckOptions, Report, StepReport } from './api';
+import type { CheckOptions, Report, StepReport } from './results';
 import { createEngineContext, type EngineContext } from './context';
 import { finding, type Finding, type StepVerdict } from './findings';
 import { adapterFor, detectFormat } from './formats/registry';

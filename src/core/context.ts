@@ -3,7 +3,7 @@
  * window checks: renders, window findings and token counts are computed once
  * per object / string. Create one per check (never module-level).
  */
-import type { TokenEncoding } from './api';
+import type { TokenEncoding } from './results';
 import type { Finding } from './findings';
 import { toolPairs, type ContextWindow, type ToolPair } from './model';
 import { RenderCache, windowLayout, type WindowLayout } from './render';

@@ -4,7 +4,7 @@
  * and the cost in the provider's prompt cache.
  */
 import { analyseRewrite, type RewriteAnalysis } from './analysis';
-import type { BoundaryPosition, TokenEncoding } from './api';
+import type { BoundaryPosition, TokenEncoding } from './results';
 import { createEngineContext, layoutOf, pairsOf, type EngineContext } from './context';
 import { decide, type CacheImpact, type Finding, type StepVerdict } from './findings';
 import { windowFromObject } from './formats/native';

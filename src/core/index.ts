@@ -16,7 +16,7 @@ export { decide, finding, RULE_IDS, RULES } from './findings';
 export type { CacheImpact, Decision, Finding, RelatedLocation, RuleId, RuleInfo, Severity, StepVerdict } from './findings';
 export type * from './model';
 export { toolCalls, toolPairs, toolResults } from './model';
-export type * from './api';
+export type * from './results';
 export type * from './transcript';
 export type { LineColumn, SourceLine, SourceRange } from './text';
 export { LineIndex } from './text';

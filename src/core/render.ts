@@ -9,7 +9,7 @@
  * render alike, while a changed id or a dropped thinking signature (part of an
  * opaque block's node) changes bytes.
  */
-import type { RenderSegment, RenderedWindow } from './api';
+import type { RenderSegment, RenderedWindow } from './results';
 import type { JsonNode } from './json/parse';
 import { CARRIED_FROM, type Block, type ContextWindow, type Message, type ToolSchema } from './model';
 

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
-import type { TokenEncoding } from './api';
+import type { TokenEncoding } from './results';
 
 export interface TokenCounter {
   readonly encoding: TokenEncoding;

@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { Worker } from 'node:worker_threads';
-import type { Report } from '../core/api';
-import { runCheck, type CheckRequest } from './engine';
+import type { Report } from '../core/results';
+import { checkRequest, type CheckRequest } from './engine';
 import type { WorkerAnswer } from './worker';
 
 /** A check running longer than this shows the status bar item. */
@@ -36,7 +36,7 @@ export class Checker implements vscode.Disposable {
         });
       }
       this.stats.inline++;
-      return runCheck(request);
+      return checkRequest(request);
     } finally {
       clearTimeout(timer);
       if (--this.running === 0) this.status.hide();

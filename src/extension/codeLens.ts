@@ -4,7 +4,7 @@
  * Clicking it selects the step and opens the inspector on it.
  */
 import * as vscode from 'vscode';
-import type { Report, StepReport } from '../core/api';
+import type { Report, StepReport } from '../core/results';
 import type { Finding, RuleId } from '../core/findings';
 import type { Sessions } from './sessions';
 import { readSettings } from './settings';

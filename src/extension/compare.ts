@@ -8,29 +8,24 @@
 import { execFile } from 'node:child_process';
 import { dirname, basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { Report } from '../core/api';
+import type { Report } from '../core/results';
 import type { Ctx } from './ctx';
 import { toDiagnostics } from './diagnostics';
-import { checkAgainst, checkOptions } from './engine';
+import { checkAgainst, checkOptions, type FileText } from './engine';
 import { readSettings } from './settings';
-
-interface Snapshot {
-  readonly file: string;
-  readonly text: string;
-}
 
 function targetUri(ctx: Ctx, uri: unknown): vscode.Uri | undefined {
   if (uri instanceof vscode.Uri) return uri;
   return vscode.window.activeTextEditor?.document.uri ?? ctx.sessions.active()?.uri;
 }
 
-async function snapshotOf(uri: vscode.Uri): Promise<{ snapshot: Snapshot; document: vscode.TextDocument }> {
+async function fileTextOf(uri: vscode.Uri): Promise<{ fileText: FileText; document: vscode.TextDocument }> {
   const document = await vscode.workspace.openTextDocument(uri);
-  return { snapshot: { file: uri.fsPath || uri.toString(), text: document.getText() }, document };
+  return { fileText: { file: uri.fsPath || uri.toString(), text: document.getText() }, document };
 }
 
 /** Judges `newer` against `older`, publishes the findings on `newer` and summarises the decision. */
-function judge(ctx: Ctx, older: Snapshot, newer: Snapshot, document: vscode.TextDocument, label: string): Report {
+function judge(ctx: Ctx, older: FileText, newer: FileText, document: vscode.TextDocument, label: string): Report {
   const settings = readSettings(document.uri);
   const report = checkAgainst(older, newer, checkOptions(settings.tokens));
   const range = (r: { start: number; end: number }) => new vscode.Range(document.positionAt(r.start), document.positionAt(r.end));
@@ -58,9 +53,9 @@ export function compareWith(ctx: Ctx): (uri?: unknown, other?: unknown) => Promi
             })
           )?.[0];
     if (!picked) return undefined;
-    const older = await snapshotOf(base);
-    const newer = await snapshotOf(picked);
-    return judge(ctx, older.snapshot, newer.snapshot, newer.document, basename(older.snapshot.file));
+    const older = await fileTextOf(base);
+    const newer = await fileTextOf(picked);
+    return judge(ctx, older.fileText, newer.fileText, newer.document, basename(older.fileText.file));
   };
 }
 
@@ -73,8 +68,8 @@ export function compareWithHead(ctx: Ctx): (uri?: unknown) => Promise<Report | u
       void vscode.window.showWarningMessage(`Prefix Lens: no committed version of ${basename(target.fsPath)} in git HEAD.`);
       return undefined;
     }
-    const current = await snapshotOf(target);
-    return judge(ctx, { file: `${target.fsPath}@HEAD`, text: head }, current.snapshot, current.document, 'HEAD');
+    const current = await fileTextOf(target);
+    return judge(ctx, { file: `${target.fsPath}@HEAD`, text: head }, current.fileText, current.document, 'HEAD');
   };
 }
 

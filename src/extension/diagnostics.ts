@@ -5,7 +5,7 @@
  * related locations, and clears a document's diagnostics when it closes.
  */
 import * as vscode from 'vscode';
-import type { Report } from '../core/api';
+import type { Report } from '../core/results';
 import type { Finding, RelatedLocation, RuleId, Severity } from '../core/findings';
 import { toolPairs } from '../core/model';
 import type { Session, Sessions } from './sessions';

@@ -1,9 +1,9 @@
 /**
  * The engine calls the extension uses, in one place: the extension host and
- * the worker thread both check through `runCheck`, so a file gives the same
+ * the worker thread both check through `checkRequest`, so a file gives the same
  * report on either side. No `vscode` import (the worker runs plain Node).
  */
-import type { CheckOptions, Report, TokenEncoding } from '../core/api';
+import type { CheckOptions, Report, TokenEncoding } from '../core/results';
 import { checkTranscript, detectFormat } from '../core/index';
 import { inputFromText } from '../core/io';
 
@@ -12,10 +12,14 @@ export { applyEdits } from '../core/fix/edits';
 export { planFix } from '../core/fix/plan';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
 
-/** What one check needs: plain data, so it crosses to a worker thread unchanged. */
-export interface CheckRequest {
+/** A document's text and the name it is reported under. */
+export interface FileText {
   readonly file: string;
   readonly text: string;
+}
+
+/** What one check needs: plain data, so it crosses to a worker thread unchanged. */
+export interface CheckRequest extends FileText {
   readonly tokens: TokenEncoding | false;
 }
 
@@ -24,7 +28,7 @@ export function checkOptions(tokens: TokenEncoding | false): CheckOptions {
 }
 
 /** Checks a document's text (never throws for bad input: the engine turns it into findings). */
-export function runCheck(request: CheckRequest): Report {
+export function checkRequest(request: CheckRequest): Report {
   return checkTranscript(inputFromText(request.file, request.text), checkOptions(request.tokens));
 }
 

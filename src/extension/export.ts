@@ -3,7 +3,7 @@
  * SARIF 2.1.0 through the engine's report writers.
  */
 import * as vscode from 'vscode';
-import type { Report } from '../core/api';
+import type { Report } from '../core/results';
 import { toMarkdown } from '../core/report/markdown';
 import { toSarif } from '../core/report/sarif';
 import type { Ctx } from './ctx';

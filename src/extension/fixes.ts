@@ -5,7 +5,7 @@
  * every other byte of the file stays as it was.
  */
 import * as vscode from 'vscode';
-import type { TextEdit } from '../core/api';
+import type { TextEdit } from '../core/results';
 import type { Finding } from '../core/findings';
 import { addPlaceholderResult, planFix, removeOrphanedResult } from './engine';
 import type { Session } from './sessions';

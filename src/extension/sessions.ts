@@ -1,21 +1,21 @@
 /**
- * The session registry: one TranscriptSession per open transcript document.
+ * The session registry: one Session per open transcript document, holding the
+ * engine's report (checked with `keepRewrites: true`) and the selected step.
  * Opens sessions for documents the sniff recognises, checks them (through the
  * Checker), tracks the selected step both ways (editor cursor ↔ step) and the
  * active transcript, and closes sessions with their documents.
  */
 import * as vscode from 'vscode';
-import type { Report, StepReport } from '../core/api';
+import type { Report, StepReport } from '../core/results';
 import type { SourceRange } from '../core/text';
 import type { Checker } from './checker';
-import type { SessionRegistry, TranscriptSession } from './session';
 import { readSettings } from './settings';
 import { isTranscript } from './sniff';
 
 /** Applies the "Compact in whole pairs" fix of a step (provided by fixes.ts, injected to avoid a cycle). */
 export type StepFixer = (session: Session, step: number) => Promise<boolean>;
 
-export class Session implements TranscriptSession {
+export class Session {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private current: Report | undefined;
@@ -103,10 +103,10 @@ function tabUris(tab: vscode.Tab): vscode.Uri[] {
   return [];
 }
 
-export class Sessions implements SessionRegistry, vscode.Disposable {
+export class Sessions implements vscode.Disposable {
   private readonly byUri = new Map<string, Session>();
   private lastActive: Session | undefined;
-  private readonly activeChanged = new vscode.EventEmitter<TranscriptSession | undefined>();
+  private readonly activeChanged = new vscode.EventEmitter<Session | undefined>();
   private readonly updated = new vscode.EventEmitter<Session>();
   private readonly closed = new vscode.EventEmitter<vscode.Uri>();
   private readonly subscriptions: vscode.Disposable[] = [];

@@ -4,7 +4,7 @@
  * "Window"); clicking reveals the range in the editor.
  */
 import * as vscode from 'vscode';
-import type { StepReport } from '../core/api';
+import type { StepReport } from '../core/results';
 import type { Decision, Finding, Severity } from '../core/findings';
 import type { Session, Sessions } from './sessions';
 

@@ -4,14 +4,14 @@
  * report (plain data) or the error's message.
  */
 import { parentPort } from 'node:worker_threads';
-import { runCheck, type CheckRequest } from './engine';
+import { checkRequest, type CheckRequest } from './engine';
 
-export type WorkerAnswer = { readonly ok: true; readonly report: ReturnType<typeof runCheck> } | { readonly ok: false; readonly error: string };
+export type WorkerAnswer = { readonly ok: true; readonly report: ReturnType<typeof checkRequest> } | { readonly ok: false; readonly error: string };
 
 parentPort?.on('message', (request: CheckRequest) => {
   let answer: WorkerAnswer;
   try {
-    answer = { ok: true, report: runCheck(request) };
+    answer = { ok: true, report: checkRequest(request) };
   } catch (error) {
     answer = { ok: false, error: error instanceof Error ? error.message : String(error) };
   }

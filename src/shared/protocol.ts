@@ -5,8 +5,8 @@
  * parses a transcript.
  *
  * Handshake: the webview posts `ready` (with the step it restored from its
- * state, if any); the host answers with a full `snapshot`. Afterwards the host
- * sends `snapshot` when the report or the transcript changes and `step` when
+ * state, if any); the host answers with a full `transcript` view. Afterwards the host
+ * sends `transcript` when the report or the transcript changes and `step` when
  * only the selected step changes.
  *
  * Texts shown in the diff are the engine's rendered bytes with a line break
@@ -113,7 +113,7 @@ export interface StepDetail {
   readonly unavailable?: string;
 }
 
-export interface Snapshot {
+export interface TranscriptView {
   readonly protocol: typeof PROTOCOL_VERSION;
   /** The transcript's path, for the title. */
   readonly file: string;
@@ -131,7 +131,7 @@ export interface Snapshot {
 
 /** Host → webview. */
 export type HostMessage =
-  | { readonly type: 'snapshot'; readonly snapshot: Snapshot }
+  | { readonly type: 'transcript'; readonly view: TranscriptView }
   | { readonly type: 'step'; readonly selected: number; readonly detail: StepDetail }
   | { readonly type: 'empty'; readonly reason: string }
   | { readonly type: 'fixResult'; readonly step: number; readonly applied: boolean; readonly message: string };
@@ -180,8 +180,31 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
   }
 }
 
+const isText = (value: unknown): value is string => typeof value === 'string';
+
+/**
+ * What a host message of each type must carry. Keyed by every `HostMessage`
+ * type, so a new message type does not compile until it has an entry here.
+ */
+const HOST_MESSAGE_FIELDS: { readonly [T in HostMessage['type']]: (message: Record<string, unknown>) => boolean } = {
+  transcript: (m) => isRecord(m.view),
+  step: (m) => isCount(m.selected) && isRecord(m.detail),
+  empty: (m) => isText(m.reason),
+  fixResult: (m) => isCount(m.step) && typeof m.applied === 'boolean' && isText(m.message),
+};
+
 /** Validates a message from the host; the webview ignores anything else. */
 export function isHostMessage(value: unknown): value is HostMessage {
-  if (!isRecord(value)) return false;
-  return value.type === 'snapshot' || value.type === 'step' || value.type === 'empty' || value.type === 'fixResult';
+  if (!isRecord(value) || !isText(value.type) || !Object.hasOwn(HOST_MESSAGE_FIELDS, value.type)) return false;
+  return HOST_MESSAGE_FIELDS[value.type as HostMessage['type']](value);
+}
+
+/** The webview state restored by VS Code (`getState`, the serializer): kept only where well-formed. */
+export function parseInspectorState(value: unknown): InspectorState {
+  if (!isRecord(value)) return {};
+  return {
+    ...(isText(value.file) ? { file: value.file } : {}),
+    ...(isCount(value.step) && value.step > 0 ? { step: value.step } : {}),
+    ...(typeof value.previewFix === 'boolean' ? { previewFix: value.previewFix } : {}),
+  };
 }

@@ -1,6 +1,6 @@
 /** Builders for native traces in tests: plain objects in, JSONL text out. */
 import { checkTranscript } from '../../src/core/check';
-import type { CheckOptions, Report } from '../../src/core/api';
+import type { CheckOptions, Report } from '../../src/core/results';
 
 export const HEADER = { type: 'prefix-lens/trace', version: 1 };
 

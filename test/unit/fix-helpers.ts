@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { TextEdit } from '../../src/core/api';
+import type { TextEdit } from '../../src/core/results';
 import { inputFromText } from '../../src/core/io';
 import { parseJson, toValue } from '../../src/core/json/parse';
 import type { Rewrite } from '../../src/core/model';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseArgs } from '../../src/cli/args';
 import { NO_COLOURS, paletteFor, plainReport, stepLine } from '../../src/cli/plain';
-import type { Report, StepReport } from '../../src/core/api';
+import type { Report, StepReport } from '../../src/core/results';
 import { finding, RULE_IDS } from '../../src/core/findings';
 import { toJsonReport } from '../../src/core/report/json';
 import { toMarkdown } from '../../src/core/report/markdown';

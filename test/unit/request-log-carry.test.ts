@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, it } from 'node:test';
-import type { Report } from '../../src/core/api';
+import type { Report } from '../../src/core/results';
 import { checkTranscript, checkTranscriptWith } from '../../src/core/check';
 import { anthropicAdapter, anthropicCodec } from '../../src/core/formats/anthropic';
 import { readRequestLog } from '../../src/core/formats/request-log';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import type { TextEdit } from '../../src/core/api';
+import type { TextEdit } from '../../src/core/results';
 import { applyEdits } from '../../src/core/fix/edits';
 import { addPlaceholderResult, PLACEHOLDER_TEXT, removeOrphanedResult } from '../../src/core/fix/single';
 import { checkTranscript } from '../../src/core/index';

@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import * as esbuild from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import type { Report } from '../../src/core/api';
+import type { Report } from '../../src/core/results';
 import { renderWindow } from '../../src/core/render';
 import { inspectorHtml, makeNonce } from '../../src/extension/inspector/html';
-import { buildSnapshot, type InspectorEngine, stepDetail } from '../../src/extension/inspector/snapshot';
+import { transcriptView, type InspectorEngine, stepDetail } from '../../src/extension/inspector/views';
 import type { StepDetail } from '../../src/shared/protocol';
 import type { Fixture } from './stub';
 import { type ThemeName, THEMES } from './themes';
@@ -99,7 +99,7 @@ export async function startHarness(): Promise<Harness> {
 
 export const ENGINE: InspectorEngine = { renderWindow: (window) => renderWindow(window) };
 
-/** The stub's data: the snapshot and every step's detail, built by the real snapshot builder. */
+/** The stub's data: the transcript view and every step's detail, built by the real view builder. */
 export function fixtureOf(
   report: Report,
   theme: ThemeName = 'light',
@@ -110,8 +110,8 @@ export function fixtureOf(
   const details: Record<number, StepDetail> = {};
   for (const step of report.steps) details[step.index] = stepDetail(report, step.index, engine, sourceText)!;
   // The stub adds the selected step's detail when it answers `ready`.
-  const { detail: _detail, ...snapshot } = buildSnapshot(report, selected, engine, sourceText);
-  return { snapshot, details, theme: THEMES[theme] };
+  const { detail: _detail, ...view } = transcriptView(report, selected, engine, sourceText);
+  return { view, details, theme: THEMES[theme] };
 }
 
 export interface Opened {

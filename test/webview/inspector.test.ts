@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { checkTranscript, planFix } from '../../src/core';
-import type { InspectorEngine } from '../../src/extension/inspector/snapshot';
+import type { InspectorEngine } from '../../src/extension/inspector/views';
 import type { WebviewMessage } from '../../src/shared/protocol';
 import { hostileReport, incidentReport, largeReport, msg, text } from '../fixtures/inspector/reports';
 import { ENGINE, fixtureOf, ROOT, type Harness, openInspector, OUTPUT, startHarness, waitReady } from './harness';
@@ -93,7 +93,7 @@ test('a pending call at the frontier is marked pending', async () => {
   await page.context().close();
 });
 
-test('keyboard stepping: ] next, [ previous, n next violation, also with the diff focused', async () => {
+test('keyboard stepping: ] next, [ previous, n next non-patch step, also with the diff focused', async () => {
   const { page } = await openInspector(harness, fixtureOf(incidentReport()));
   assert.equal(await page.evaluate(() => document.body.dataset.step), '1');
   await page.keyboard.press(']');

@@ -2,7 +2,7 @@
  * The browser tests' stand-in for VS Code: `acquireVsCodeApi` with state kept
  * in sessionStorage (so it survives a reload, like a panel restored by the
  * serializer), and a host that answers the webview over the real protocol with
- * snapshots built in Node by the real snapshot builder (`window.__fixture`).
+ * transcript views built in Node by the real view builder (`window.__fixture`).
  * It also applies the theme's `--vscode-*` variables, as VS Code does.
  */
 import {
@@ -10,13 +10,13 @@ import {
   type HostMessage,
   type InspectorState,
   parseWebviewMessage,
-  type Snapshot,
+  type TranscriptView,
   type StepDetail,
   type WebviewMessage,
 } from '../../src/shared/protocol';
 
 export interface Fixture {
-  readonly snapshot: Snapshot | undefined;
+  readonly view: TranscriptView | undefined;
   readonly details: Record<number, StepDetail>;
   readonly theme: { readonly bodyClass: string; readonly vars: Record<string, string> };
 }
@@ -38,13 +38,13 @@ function send(message: HostMessage): void {
 }
 
 function answer(message: WebviewMessage): void {
-  const snapshot = fixture.snapshot;
+  const view = fixture.view;
   switch (message.type) {
     case 'ready': {
-      if (!snapshot) return send({ type: 'empty', reason: 'Open a transcript to inspect its rewrites.' });
-      const step = message.restoredStep !== undefined && fixture.details[message.restoredStep] ? message.restoredStep : snapshot.selected;
+      if (!view) return send({ type: 'empty', reason: 'Open a transcript to inspect its rewrites.' });
+      const step = message.restoredStep !== undefined && fixture.details[message.restoredStep] ? message.restoredStep : view.selected;
       const detail = step === undefined ? undefined : fixture.details[step];
-      return send({ type: 'snapshot', snapshot: { ...snapshot, ...(step ? { selected: step } : {}), ...(detail ? { detail } : {}) } });
+      return send({ type: 'transcript', view: { ...view, ...(step ? { selected: step } : {}), ...(detail ? { detail } : {}) } });
     }
     case 'selectStep': {
       const detail = fixture.details[message.step];

@@ -6,7 +6,7 @@
  * byte outside the edited ranges stays as it was (formatting, key order, line
  * endings).
  */
-import type { TextEdit } from '../api';
+import type { TextEdit } from '../results';
 import { parseJson, prop, type JsonNode, type JsonNumber } from '../json/parse';
 import type { ContextWindow, FormatId, Message, Rewrite } from '../model';
 import type { SourceRange } from '../text';

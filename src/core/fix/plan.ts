@@ -15,7 +15,7 @@
  * the window before the rewrite, unchanged.
  */
 import { alignMessages, inferBoundary } from '../align';
-import type { FixPlan } from '../api';
+import type { FixPlan } from '../results';
 import type { StepVerdict } from '../findings';
 import { judgeRewrite, type GuardOptions } from '../guard';
 import type { Block, ContextWindow, Message, Rewrite, ToolCall, ToolSchema } from '../model';

@@ -5,7 +5,7 @@
  * whole array elements are removed or inserted with the array's own
  * separators, every other byte stays as it was.
  */
-import type { TextEdit } from '../api';
+import type { TextEdit } from '../results';
 import type { Block, ContextWindow, FormatId, Message, ToolCall, ToolResult } from '../model';
 import type { SourceRange } from '../text';
 import { parseJson, prop } from '../json/parse';

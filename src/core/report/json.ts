@@ -2,7 +2,7 @@
  * The CLI's `--json` report: one object per file, positions as 1-based
  * line/column. Pure: the extension's "Export Report" and the CLI share it.
  */
-import type { Report } from '../api';
+import type { Report } from '../results';
 import type { Decision, Finding, RuleId, Severity } from '../findings';
 import type { FormatId, RewriteSource } from '../model';
 import { LineIndex } from '../text';

@@ -3,7 +3,7 @@
  * decisions and cache impact, and every finding at its line/column. Pure: the
  * extension's "Export Report" writes it.
  */
-import type { Report, StepReport } from '../api';
+import type { Report, StepReport } from '../results';
 import { RULES } from '../findings';
 import { LineIndex } from '../text';
 import { toJsonReport, type JsonFinding } from './json';

@@ -4,7 +4,7 @@
  * UTF-16 code units, plus the character offset). Pure: the CLI's `--sarif`
  * and the extension's "Export Report" share it.
  */
-import type { Report } from '../api';
+import type { Report } from '../results';
 import { RULE_IDS, RULES, type Finding, type RelatedLocation, type RuleId, type Severity } from '../findings';
 import { LineIndex, type SourceRange } from '../text';
 import { toJsonReport } from './json';

@@ -1,24 +1,25 @@
 /**
  * The inspector panel's host side: one webview panel beside the transcript that
  * follows the active transcript and its selected step both ways, answers the
- * webview's `ready` with a full snapshot, and restores after a reload through a
+ * webview's `ready` with the full transcript view, and restores after a reload through a
  * `WebviewPanelSerializer`.
  */
 import * as vscode from 'vscode';
-import type { Report } from '../../core/api';
+import type { Report } from '../../core/results';
 import { planFix, renderWindow } from '../../core';
 import {
   assertNever,
   type HostMessage,
   type InspectorState,
+  parseInspectorState,
   parseWebviewMessage,
   PROTOCOL_VERSION,
   VIEW_TYPE,
   type WebviewMessage,
 } from '../../shared/protocol';
-import type { SessionRegistry, TranscriptSession } from '../session';
+import type { Session, Sessions } from '../sessions';
 import { inspectorHtml, makeNonce } from './html';
-import { buildSnapshot, chooseStep, type InspectorEngine, stepDetail } from './snapshot';
+import { transcriptView, chooseStep, type InspectorEngine, stepDetail } from './views';
 
 export const OPEN_INSPECTOR_COMMAND = 'prefixLens.openInspector';
 
@@ -46,10 +47,10 @@ function commandTarget(args: unknown[]): { uri?: vscode.Uri; step?: number } {
 
 class InspectorHost implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
-  private session: TranscriptSession | undefined;
+  private session: Session | undefined;
   private readonly panelSubscriptions: vscode.Disposable[] = [];
   private sessionSubscription: vscode.Disposable | undefined;
-  /** What the webview last received, to send a step change instead of a whole snapshot. */
+  /** What the webview last received, to send a step change instead of the whole transcript view. */
   private shown: { report: Report | undefined; step: number | undefined; ready: boolean } = {
     report: undefined,
     step: undefined,
@@ -58,7 +59,7 @@ class InspectorHost implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly sessions: SessionRegistry,
+    private readonly sessions: Sessions,
   ) {
     context.subscriptions.push(sessions.onDidChangeActive((session) => session && this.follow(session)));
   }
@@ -74,10 +75,10 @@ class InspectorHost implements vscode.Disposable {
     if (session && target.step !== undefined) session.selectStep(target.step);
   }
 
-  restore(panel: vscode.WebviewPanel, state: InspectorState | undefined): void {
+  restore(panel: vscode.WebviewPanel, state: InspectorState): void {
     panel.webview.options = webviewOptions(this.context);
     this.adopt(panel);
-    const session = (state?.file && this.sessions.get(vscode.Uri.file(state.file))) || this.sessions.active();
+    const session = (state.file && this.sessions.get(vscode.Uri.file(state.file))) || this.sessions.active();
     if (session) this.follow(session);
   }
 
@@ -105,7 +106,7 @@ class InspectorHost implements vscode.Disposable {
     );
   }
 
-  private follow(session: TranscriptSession): void {
+  private follow(session: Session): void {
     if (session === this.session) return;
     this.session = session;
     this.sessionSubscription?.dispose();
@@ -147,7 +148,7 @@ class InspectorHost implements vscode.Disposable {
     }
   }
 
-  /** Sends what changed since the webview's last message: a snapshot, a step, or nothing. */
+  /** Sends what changed since the webview's last message: the transcript view, a step, or nothing. */
   private push(): void {
     if (!this.panel || !this.shown.ready) return;
     const session = this.session;
@@ -161,7 +162,7 @@ class InspectorHost implements vscode.Disposable {
     const step = chooseStep(report, session.selectedStep);
     const sourceText = () => session.document.getText();
     if (report !== this.shown.report) {
-      this.post({ type: 'snapshot', snapshot: buildSnapshot(report, step, ENGINE, sourceText()) });
+      this.post({ type: 'transcript', view: transcriptView(report, step, ENGINE, sourceText()) });
     } else if (step !== this.shown.step && step !== undefined) {
       const detail = stepDetail(report, step, ENGINE, sourceText());
       if (detail) this.post({ type: 'step', selected: step, detail });
@@ -187,13 +188,13 @@ class InspectorHost implements vscode.Disposable {
 }
 
 /** Registers the command and the serializer; the extension calls this once on activation. */
-export function registerInspector(context: vscode.ExtensionContext, sessions: SessionRegistry): void {
+export function registerInspector(context: vscode.ExtensionContext, sessions: Sessions): void {
   const host = new InspectorHost(context, sessions);
   context.subscriptions.push(
     host,
     vscode.commands.registerCommand(OPEN_INSPECTOR_COMMAND, (...args: unknown[]) => host.open(...args)),
     vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state: unknown) => host.restore(panel, state as InspectorState | undefined),
+      deserializeWebviewPanel: async (panel, state: unknown) => host.restore(panel, parseInspectorState(state)),
     }),
   );
 }

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Report } from '../../../src/core/api';
+import type { Report } from '../../../src/core/results';
 import { closeAll, codeOf, example, fixture, openTranscript, repoPath, waitFor } from './helpers';
 
 suite('compare, export, inspector', () => {

@@ -1,4 +1,4 @@
-/** The inspector's pure snapshot builder: display texts, boundary, pairs, orphans, findings. */
+/** The inspector's pure view builder: display texts, boundary, pairs, orphans, findings. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { checkTranscript, planFix } from '../../src/core';
 import { renderWindow } from '../../src/core/render';
 import {
-  buildSnapshot,
+  transcriptView,
   chooseStep,
   displayEnd,
   displayStart,
@@ -14,8 +14,8 @@ import {
   lineColumn,
   pairStates,
   type InspectorEngine,
-} from '../../src/extension/inspector/snapshot';
-import { parseWebviewMessage, PROTOCOL_VERSION } from '../../src/shared/protocol';
+} from '../../src/extension/inspector/views';
+import { isHostMessage, parseInspectorState, parseWebviewMessage, PROTOCOL_VERSION } from '../../src/shared/protocol';
 import { emptyReport, hostileReport, incidentReport, largeReport } from '../fixtures/inspector/reports';
 
 const engine: InspectorEngine = { renderWindow: (w) => renderWindow(w) };
@@ -32,8 +32,8 @@ test('display text is the rendered bytes with a line break before every part', (
 });
 
 test('the boundary sits at the end of the last consumed message, with its token index', () => {
-  const snap = buildSnapshot(incidentReport(), 1, engine);
-  const before = snap.detail!.before;
+  const view = transcriptView(incidentReport(), 1, engine);
+  const before = view.detail!.before;
   assert.equal(before.boundaryMessages, 5);
   assert.equal(before.boundaryTokens, 5000);
   const consumed = before.text.slice(0, before.boundaryOffset);
@@ -43,7 +43,7 @@ test('the boundary sits at the end of the last consumed message, with its token 
 });
 
 test('a call and its result share a colour on both sides; an orphaned result says what is missing', () => {
-  const detail = buildSnapshot(incidentReport(), 1, engine).detail!;
+  const detail = transcriptView(incidentReport(), 1, engine).detail!;
   const beforePair = detail.before.segments.filter((s) => s.callId === 'toolu_01A');
   assert.deepEqual(beforePair.map((s) => [s.role, s.state]), [['call', 'paired'], ['result', 'paired']]);
   assert.equal(beforePair[0]!.colour, beforePair[1]!.colour);
@@ -56,7 +56,7 @@ test('a call and its result share a colour on both sides; an orphaned result say
 });
 
 test('a call at the frontier of a live window is pending, not an orphan', () => {
-  const detail = buildSnapshot(incidentReport(), 2, engine).detail!;
+  const detail = transcriptView(incidentReport(), 2, engine).detail!;
   const pending = detail.after.segments.find((s) => s.callId === 'toolu_02B');
   assert.equal(pending?.state, 'pending');
   const states = pairStates({ ...incidentReport().steps[1]!.rewrite!.after, live: false });
@@ -64,21 +64,21 @@ test('a call at the frontier of a live window is pending, not an orphan', () => 
 });
 
 test('banner data: decision, reasons, source, untrusted self-edit, cache impact', () => {
-  const snap = buildSnapshot(incidentReport(), 3, engine);
-  assert.equal(snap.protocol, PROTOCOL_VERSION);
-  assert.deepEqual(snap.steps.map((s) => s.decision), ['abort', 'patch', 'defer', 'patch']);
-  const detail = snap.detail!;
+  const view = transcriptView(incidentReport(), 3, engine);
+  assert.equal(view.protocol, PROTOCOL_VERSION);
+  assert.deepEqual(view.steps.map((s) => s.decision), ['abort', 'patch', 'defer', 'patch']);
+  const detail = view.detail!;
   assert.equal(detail.step.index, 3);
   assert.equal(detail.step.untrusted, true);
   assert.equal(detail.step.cacheImpact.invalidatedTokens, 5100);
   assert.deepEqual(detail.findings.map((f) => f.rule), ['prefix-mutated', 'self-edit']);
-  assert.equal(snap.steps[0]!.untrusted, false);
-  assert.equal(snap.windowFindings.length, 1);
-  assert.equal(snap.windowFindings[0]!.rule, 'invalid-json');
+  assert.equal(view.steps[0]!.untrusted, false);
+  assert.equal(view.windowFindings.length, 1);
+  assert.equal(view.windowFindings[0]!.rule, 'invalid-json');
 });
 
 test('findings carry their transcript range and 1-based line/column', () => {
-  const detail = buildSnapshot(incidentReport(), 1, engine).detail!;
+  const detail = transcriptView(incidentReport(), 1, engine).detail!;
   const [first, second] = detail.findings;
   assert.deepEqual(first!.range, { start: 4, end: 14 });
   assert.deepEqual([first!.line, first!.column], [1, 5]);
@@ -87,7 +87,7 @@ test('findings carry their transcript range and 1-based line/column', () => {
 });
 
 test('the break offset maps into display coordinates', () => {
-  const detail = buildSnapshot(incidentReport(), 1, engine).detail!;
+  const detail = transcriptView(incidentReport(), 1, engine).detail!;
   assert.equal(detail.breakOffset, 10 + 1);
 });
 
@@ -96,7 +96,7 @@ test('step choice: requested, else first non-patch, else none', () => {
   assert.equal(chooseStep(report, 99, 2), 2);
   assert.equal(chooseStep(report, undefined), 1);
   assert.equal(chooseStep(emptyReport()), undefined);
-  const empty = buildSnapshot(emptyReport(), undefined, engine);
+  const empty = transcriptView(emptyReport(), undefined, engine);
   assert.equal(empty.detail, undefined);
   assert.equal(empty.steps.length, 0);
 });
@@ -104,12 +104,12 @@ test('step choice: requested, else first non-patch, else none', () => {
 test('a step without a kept rewrite says why instead of showing an empty diff', () => {
   const report = incidentReport();
   const stripped = { ...report, steps: report.steps.map(({ rewrite: _r, ...s }) => s) };
-  const detail = buildSnapshot(stripped, 1, engine).detail!;
+  const detail = transcriptView(stripped, 1, engine).detail!;
   assert.match(detail.unavailable!, /keepRewrites/);
 });
 
 test('hostile text is carried as data, unchanged', () => {
-  const detail = buildSnapshot(hostileReport(), 1, engine).detail!;
+  const detail = transcriptView(hostileReport(), 1, engine).detail!;
   assert.ok(detail.before.text.includes('<script>window.__pwned = \\"script\\"</script>'));
   assert.ok(detail.before.text.includes('\u202Eabc'));
 });
@@ -125,12 +125,12 @@ test('a fix planner, when present, gives the preview pane of an aborting step on
       edits: [],
     }),
   };
-  assert.equal(buildSnapshot(incidentReport(), 1, withFix, 'src').detail!.fix?.decision, 'defer');
-  assert.equal(buildSnapshot(incidentReport(), 3, withFix, 'src').detail!.fix, undefined);
+  assert.equal(transcriptView(incidentReport(), 1, withFix, 'src').detail!.fix?.decision, 'defer');
+  assert.equal(transcriptView(incidentReport(), 3, withFix, 'src').detail!.fix, undefined);
 });
 
 test('a 10k-message window: one display line per part, segments sorted', () => {
-  const detail = buildSnapshot(largeReport(10_000), 1, engine).detail!;
+  const detail = transcriptView(largeReport(10_000), 1, engine).detail!;
   assert.equal(detail.before.messageCount, 10_000);
   const lines = detail.before.text.split('\n').length;
   assert.ok(lines > 20_000, `${lines} lines`);
@@ -146,12 +146,30 @@ test('webview messages are validated before the host acts on them', () => {
   assert.deepEqual(parseWebviewMessage({ type: 'ready', protocol: 1, restoredStep: 3 }), { type: 'ready', protocol: 1, restoredStep: 3 });
 });
 
+test('host messages are checked by type and payload in the webview', () => {
+  assert.ok(isHostMessage({ type: 'transcript', view: {} }));
+  assert.ok(isHostMessage({ type: 'step', selected: 2, detail: {} }));
+  assert.ok(isHostMessage({ type: 'empty', reason: 'nothing' }));
+  assert.ok(isHostMessage({ type: 'fixResult', step: 1, applied: true, message: 'done' }));
+  for (const bad of [null, 'transcript', { type: 'evil' }, { type: 'toString' }, { type: '__proto__' }, { type: 'step', selected: -1, detail: {} }, { type: 'empty' }, { type: 'fixResult', step: 1, applied: 'yes', message: '' }]) {
+    assert.equal(isHostMessage(bad), false, JSON.stringify(bad));
+  }
+});
+
+test('restored webview state keeps only well-formed fields', () => {
+  assert.deepEqual(parseInspectorState({ file: '/t.jsonl', step: 3, previewFix: true }), { file: '/t.jsonl', step: 3, previewFix: true });
+  assert.deepEqual(parseInspectorState({ file: 7, step: '3', previewFix: 'yes' }), {});
+  assert.deepEqual(parseInspectorState({ step: 0 }), {});
+  assert.deepEqual(parseInspectorState(undefined), {});
+  assert.deepEqual(parseInspectorState('state'), {});
+});
+
 test('with the real engine: the seed incident shows its orphan, reasons at their lines, and a fix that does not abort', () => {
   const file = join(__dirname, '..', '..', 'examples', 'seed-incident.trace.jsonl');
   const text = readFileSync(file, 'utf8');
   const report = checkTranscript({ file, text }, { keepRewrites: true });
-  const snap = buildSnapshot(report, undefined, { renderWindow: (w) => renderWindow(w), planFix }, text);
-  const detail = snap.detail!;
+  const view = transcriptView(report, undefined, { renderWindow: (w) => renderWindow(w), planFix }, text);
+  const detail = view.detail!;
   assert.equal(detail.step.decision, 'abort');
   assert.deepEqual([...detail.step.rules].sort(), ['prefix-mutated', 'schema-dropped', 'tool-result-orphaned']);
   const orphans = detail.after.segments.filter((s) => s.state === 'orphan-result');

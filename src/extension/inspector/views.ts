@@ -1,5 +1,5 @@
 /**
- * Report + selected step → the inspector's protocol snapshot. Pure (no
+ * Report + selected step → the inspector's protocol views. Pure (no
  * `vscode` import) so it is unit-testable: the engine functions are passed in.
  *
  * Each pane's text is the engine's rendered window with a line break inserted
@@ -7,7 +7,7 @@
  * window that renders as one long line of compact JSON. All offsets sent to
  * the webview are offsets into that display text.
  */
-import type { FixPlan, RenderedWindow, Report, StepReport } from '../../core/api';
+import type { FixPlan, RenderedWindow, Report, StepReport } from '../../core/results';
 import type { Finding } from '../../core/findings';
 import type { ContextWindow, Rewrite } from '../../core/model';
 import type {
@@ -16,20 +16,20 @@ import type {
   PaneSegment,
   PaneText,
   PairState,
-  Snapshot,
+  TranscriptView,
   StepDetail,
   StepSummary,
 } from '../../shared/protocol';
 import { PROTOCOL_VERSION } from '../../shared/protocol';
 
-/** The engine functions the snapshot needs (from `src/core`). */
+/** The engine functions the views need (from `src/core`). */
 export interface InspectorEngine {
   renderWindow(window: ContextWindow): RenderedWindow;
   /** Present once the engine exposes its fix planner. */
   planFix?(rewrite: Rewrite, sourceText: string): FixPlan | undefined;
 }
 
-/** Window-level findings listed in a snapshot at most. */
+/** Window-level findings listed in a transcript view at most. */
 export const FINDINGS_CAP = 500;
 
 /** Rendered text with display line breaks, and the mapping of render offsets into it. */
@@ -258,13 +258,13 @@ export function chooseStep(report: Report, ...wanted: (number | undefined)[]): n
   return (report.steps.find((s) => s.decision !== 'patch') ?? report.steps[0])?.index;
 }
 
-/** The full snapshot answering `ready` and every report change. */
-export function buildSnapshot(
+/** The full transcript view answering `ready` and every report change. */
+export function transcriptView(
   report: Report,
   selected: number | undefined,
   engine: InspectorEngine,
   sourceText?: string,
-): Snapshot {
+): TranscriptView {
   const windowLevel = report.findings.filter((f) => f.step === undefined);
   const index = chooseStep(report, selected);
   const detail = index === undefined ? undefined : stepDetail(report, index, engine, sourceText);
