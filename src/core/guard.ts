@@ -7,8 +7,9 @@ import { analyseRewrite, type RewriteAnalysis } from './analysis';
 import type { BoundaryPosition, TokenEncoding } from './results';
 import { createEngineContext, layoutOf, pairsOf, type EngineContext } from './context';
 import { decide, type CacheImpact, type Finding, type StepVerdict } from './findings';
-import { windowFromObject } from './formats/native';
-import type { ContextWindow, Rewrite, RewriteSource } from './model';
+import { appendVerdict, isPlainAppend } from './append-step';
+import { extendsMessages, plainBaseOf, windowFromObject, type PlainBase } from './formats/native-object';
+import type { ContextWindow, Message, Rewrite, RewriteSource } from './model';
 import { identityKeys } from './rules/common';
 import { checkWindow, STEP_CHECKS } from './rules/index';
 
@@ -84,12 +85,123 @@ function isContextWindow(value: unknown): value is ContextWindow {
  * The library entry point for a runtime: judge a proposed replacement of the
  * current window before applying it. Accepts ContextWindows or plain
  * native-trace-shaped objects; a proposal without `boundary` gets one
- * inferred by aligning its messages with the current window.
+ * inferred by aligning its messages with the current window. The same as
+ * `createGuard(window, options).check(proposal, options)`.
  */
 export function guardRewrite(window: ContextWindow | WindowObject, proposal: ContextWindow | ProposalObject, options: GuardRewriteOptions = {}): StepVerdict {
-  const before = isContextWindow(window) ? window : windowFromObject(window);
-  const after = isContextWindow(proposal) ? proposal : windowFromObject(proposal, before);
-  return judgeRewrite({ source: options.source ?? 'runtime', before, after, applied: true }, options);
+  return createGuard(window, options).check(proposal, options);
+}
+
+/**
+ * A stateful guard for a runtime's loop (see the README's library section).
+ * It keeps the current window and what it learned of it; `check` never
+ * changes it. Plain message objects passed again (the same objects) are not
+ * read again: treat them as immutable once given (replace a message to change
+ * it, do not edit it in place).
+ */
+export interface Guard {
+  /** The current window. */
+  readonly window: ContextWindow;
+  /** The verdict `guardRewrite(guard.window, proposal, options)` gives, at the cost of what the proposal changes. */
+  check(proposal: ContextWindow | ProposalObject, options?: { readonly source?: RewriteSource }): StepVerdict;
+  /** Makes the proposal the current window (whatever its verdict: the runtime decides); returns it. */
+  apply(proposal: ContextWindow | ProposalObject): ContextWindow;
+  /** The runtime appends messages (user turns, tool results): the boundary stays. */
+  append(messages: readonly unknown[]): ContextWindow;
+  /** The model generated messages: appended, and the boundary moves past them (all consumed). */
+  generate(messages: readonly unknown[]): ContextWindow;
+}
+
+/**
+ * Starts a guard on `window`: a ContextWindow (then `append`/`generate` take
+ * `Message`s) or a plain native-trace-shaped object (then they take plain
+ * messages, as a proposal's `messages` do).
+ */
+export function createGuard(window: ContextWindow | WindowObject, options: GuardOptions = {}): Guard {
+  return new StatefulGuard(window, options);
+}
+
+class StatefulGuard implements Guard {
+  private current: ContextWindow;
+  /** The plain objects the current window was read from (plain mode). */
+  private plain: PlainBase | undefined;
+  private readonly plainMode: boolean;
+  private readonly context: EngineContext;
+  /** The consumed tokens of a window (the current one, or the one before it when extended). */
+  private tokens: { readonly window: ContextWindow; readonly total: number } | undefined;
+
+  constructor(
+    window: ContextWindow | WindowObject,
+    private readonly options: GuardOptions,
+  ) {
+    this.context = options.context ?? createEngineContext(options.tokens ?? false);
+    this.plainMode = !isContextWindow(window);
+    this.current = isContextWindow(window) ? window : windowFromObject(window, undefined, undefined, this.context.render);
+    this.plain = isContextWindow(window) ? undefined : plainBaseOf(window, this.current);
+  }
+
+  get window(): ContextWindow {
+    return this.current;
+  }
+
+  check(proposal: ContextWindow | ProposalObject, options: { readonly source?: RewriteSource } = {}): StepVerdict {
+    const rewrite: Rewrite = { source: options.source ?? 'runtime', before: this.current, after: this.proposal(proposal), applied: true };
+    if (isPlainAppend(rewrite.before, rewrite.after)) return appendVerdict(rewrite, this.consumedTokens());
+    return judgeRewrite(rewrite, { context: this.context, ...(this.options.beforeFile !== undefined && { beforeFile: this.options.beforeFile }) });
+  }
+
+  apply(proposal: ContextWindow | ProposalObject): ContextWindow {
+    const next = this.proposal(proposal);
+    this.advance(next, isContextWindow(proposal) ? undefined : plainBaseOf(proposal, next, this.plain));
+    return next;
+  }
+
+  append(messages: readonly unknown[]): ContextWindow {
+    return this.extend(messages, false);
+  }
+
+  generate(messages: readonly unknown[]): ContextWindow {
+    return this.extend(messages, true);
+  }
+
+  private proposal(proposal: ContextWindow | ProposalObject): ContextWindow {
+    return isContextWindow(proposal) ? proposal : windowFromObject(proposal, this.current, this.plain, this.context.render);
+  }
+
+  private extend(added: readonly unknown[], generated: boolean): ContextWindow {
+    const read = this.plainMode ? windowFromObject({ messages: added }).messages : (added as readonly Message[]);
+    const messages = [...this.current.messages, ...read];
+    const next: ContextWindow = { ...this.current, messages, boundary: generated ? messages.length : this.current.boundary };
+    const before = this.plain?.messages;
+    const plainMessages = before && read.length === added.length ? { plain: [...before.plain, ...added], read: messages } : undefined;
+    this.advance(next, this.plain && { ...(this.plain.tools && { tools: this.plain.tools }), ...(plainMessages && { messages: plainMessages }) });
+    return next;
+  }
+
+  private advance(next: ContextWindow, plain: PlainBase | undefined): void {
+    const counted = this.tokens?.window === this.current ? this.tokens.total : undefined;
+    this.tokens = counted === undefined ? undefined : extendedTokens(this.current, counted, next, this.context);
+    this.current = next;
+    this.plain = plain;
+  }
+
+  private consumedTokens(): number {
+    if (!this.context.tokens) return 0;
+    if (this.tokens?.window !== this.current) this.tokens = { window: this.current, total: boundaryPosition(this.current, this.context).tokens ?? 0 };
+    return this.tokens.total;
+  }
+}
+
+/** The consumed tokens of `next` from those of `window`, when `next` extends it; else undefined (counted again when asked). */
+function extendedTokens(window: ContextWindow, total: number, next: ContextWindow, context: EngineContext): { window: ContextWindow; total: number } | undefined {
+  const counter = context.tokens;
+  const from = Math.min(window.boundary, window.messages.length);
+  const to = Math.min(next.boundary, next.messages.length);
+  if (!counter || next.tools !== window.tools || to < from || !extendsMessages(window.messages, next.messages)) return undefined;
+  let sum = total;
+  if (from === 0 && to > 0) for (const tool of next.tools) sum += counter.count(context.render.tool(tool));
+  for (let i = from; i < to; i++) sum += counter.count(context.render.messageText(next.messages[i] as Message));
+  return { window: next, total: sum };
 }
 
 /** Where the boundary of a window sits, in messages, rendered offset and tokens. */

@@ -1,9 +1,9 @@
 /**
- * Prefix Lens as a library (`import { checkTranscript, guardRewrite } from 'prefix-lens'`).
+ * Prefix Lens as a library (`import { checkTranscript, createGuard, guardRewrite } from 'prefix-lens'`).
  * Plain Node, no `vscode`.
  */
 export { checkAgainst, checkTranscript, UnknownFormatError, type CheckInput } from './check';
-export { boundaryPosition, guardRewrite, judgeRewrite, windowFindings, type GuardOptions, type GuardRewriteOptions, type ProposalObject, type WindowObject } from './guard';
+export { boundaryPosition, createGuard, guardRewrite, judgeRewrite, windowFindings, type Guard, type GuardOptions, type GuardRewriteOptions, type ProposalObject, type WindowObject } from './guard';
 export { renderBlock, renderJson, renderMessage, renderMessageParts, renderTool, renderWindow, RenderCache, type MessageRender } from './render';
 export { canonicalJson, explainRenderDifference } from './meaning';
 export { ADAPTERS, adapterFor, detectFormat } from './formats/registry';

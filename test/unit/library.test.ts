@@ -18,6 +18,13 @@ const OUT = path.join(DIST, 'lib.js');
 
 interface Library {
   guardRewrite(window: unknown, proposal: unknown, options?: unknown): { decision: string; findings: { rule: string }[] };
+  createGuard(window: unknown, options?: unknown): {
+    check(proposal: unknown, options?: unknown): { decision: string; findings: { rule: string }[] };
+    apply(proposal: unknown): unknown;
+    append(messages: unknown[]): unknown;
+    generate(messages: unknown[]): unknown;
+    readonly window: { boundary: number; messages: unknown[] };
+  };
   checkTranscript(input: unknown, options?: unknown): { steps: { decision: string; boundary: { tokens: number } }[] };
   inputFromFile(file: string): unknown;
 }
@@ -57,6 +64,25 @@ describe('library: prefix-lens as a runtime imports it', () => {
   it('guardRewrite patches a pure append', () => {
     const proposal = { messages: [...current.messages, { role: 'user', content: 'Thanks' }] };
     assert.equal(lib.guardRewrite(current, proposal).decision, 'patch');
+  });
+
+  it('createGuard follows a runtime loop: append, generate, check, apply', () => {
+    const messages: unknown[] = [...current.messages];
+    const guard = lib.createGuard({ ...current, messages: [...messages] });
+    const thanks = { role: 'user', content: 'Thanks' };
+    guard.append([thanks]);
+    messages.push(thanks);
+    const reply = { role: 'assistant', content: 'You are welcome.' };
+    guard.generate([reply]);
+    messages.push(reply);
+    assert.equal(guard.window.boundary, 5);
+    const cut = { messages: [messages[0], ...messages.slice(2)] };
+    assert.equal(guard.check(cut, { source: 'compaction' }).decision, 'abort');
+    assert.equal(guard.window.messages.length, 5, 'check changes nothing');
+    const append = { messages: [...messages, { role: 'user', content: 'Bye' }] };
+    assert.deepEqual(guard.check(append), lib.guardRewrite(guard.window, append));
+    guard.apply(append);
+    assert.equal(guard.window.messages.length, 6);
   });
 
   it('checkTranscript reads a file and counts consumed tokens', () => {

@@ -30,16 +30,19 @@ export function parseTools(array: JsonNode, sink: SkipSink): ToolSchema[] {
   if (array.type !== 'array') return skip(sink, array, '`tools` is not an array') ?? [];
   const tools: ToolSchema[] = [];
   for (const node of array.items) {
-    const name = propString(node, 'name');
-    if (name === undefined) {
-      skip(sink, node, 'Skipped a tool without a string `name`');
-      continue;
-    }
-    const version = versionOf(prop(node, 'version'));
-    const source = rangeOf(node);
-    tools.push({ name, declaration: node, ...(version !== undefined && { version }), ...(source && { source }) });
+    const tool = parseTool(node, sink);
+    if (tool) tools.push(tool);
   }
   return tools;
+}
+
+/** One element of `tools`; undefined (and a skip) without a string `name`. */
+export function parseTool(node: JsonNode, sink: SkipSink): ToolSchema | undefined {
+  const name = propString(node, 'name');
+  if (name === undefined) return skip(sink, node, 'Skipped a tool without a string `name`');
+  const version = versionOf(prop(node, 'version'));
+  const source = rangeOf(node);
+  return { name, declaration: node, ...(version !== undefined && { version }), ...(source && { source }) };
 }
 
 export function parseMessages(array: JsonNode, sink: SkipSink): Message[] {
@@ -53,7 +56,8 @@ export function parseMessages(array: JsonNode, sink: SkipSink): Message[] {
   return messages;
 }
 
-function parseMessage(node: JsonNode, container: SourceRange | undefined, sink: SkipSink): Message | undefined {
+/** One element of `messages`; undefined (and a skip) when it is not a message. */
+export function parseMessage(node: JsonNode, container: SourceRange | undefined, sink: SkipSink): Message | undefined {
   if (node.type !== 'object') return skip(sink, node, 'Skipped a message that is not an object');
   const role = propString(node, 'role');
   if (role === undefined || !ROLES.has(role)) return skip(sink, node, `Skipped a message with role ${JSON.stringify(role ?? null)}`);

@@ -5,100 +5,22 @@
  * state just before it; unless `applied` is false the proposal becomes the state.
  * The adapter keeps a historical registry of every tool version seen.
  */
-import { alignMessages, inferBoundary } from '../align';
 import { finding, type Finding } from '../findings';
-import { fromValue, parseJson, prop, propString, type JsonNode } from '../json/parse';
-import type { ContextWindow, Message, RewriteSource, ToolSchema } from '../model';
+import { parseJson, prop, propString, type JsonNode } from '../json/parse';
+import type { ContextWindow, RewriteSource } from '../model';
 import { RenderCache } from '../render';
 import type { SourceLine, SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { rangeOf } from '../json/nodes';
-import { parseMessages, parseTools, type SkipSink } from './native-parse';
+import { parseMessages, type SkipSink } from './native-parse';
+import { proposalWindow, readWindowFields, withHistory } from './native-object';
+
+export { windowFromObject } from './native-object';
 
 export const TRACE_TYPE = 'prefix-lens/trace';
 export const TRACE_VERSION = 1;
 
 const SOURCES: ReadonlySet<string> = new Set(['policy', 'compaction', 'self_edit', 'runtime']);
-
-/** The fields of a window-shaped object (a `window` or `rewrite` event, a library caller's object). */
-interface WindowFields {
-  readonly tools?: ToolSchema[];
-  readonly toolsSource?: SourceRange;
-  readonly messages?: Message[];
-  readonly messagesSource?: SourceRange;
-  readonly boundary?: number;
-}
-
-function readWindowFields(node: JsonNode, sink: SkipSink): WindowFields {
-  const tools = prop(node, 'tools');
-  const messages = prop(node, 'messages');
-  const boundary = prop(node, 'boundary');
-  const toolsSource = rangeOf(tools);
-  const messagesSource = rangeOf(messages);
-  let boundaryValue: number | undefined;
-  if (boundary?.type === 'number' && Number.isInteger(Number(boundary.raw)) && Number(boundary.raw) >= 0) {
-    boundaryValue = Number(boundary.raw);
-  } else if (boundary) {
-    sink(finding('record-skipped', rangeOf(boundary) ?? { start: 0, end: 0 }, '`boundary` must be a non-negative integer; ignored'));
-  }
-  return {
-    ...(tools && { tools: parseTools(tools, sink) }),
-    ...(toolsSource && { toolsSource }),
-    ...(messages && { messages: parseMessages(messages, sink) }),
-    ...(messagesSource && { messagesSource }),
-    ...(boundaryValue !== undefined && { boundary: boundaryValue }),
-  };
-}
-
-/** Adds tools to a historical registry (one entry per name and version, first declaration kept). */
-function withHistory(history: readonly ToolSchema[], tools: readonly ToolSchema[]): readonly ToolSchema[] {
-  const key = (t: ToolSchema) => `${t.name}\u0000${t.version ?? ''}`;
-  const seen = new Set(history.map(key));
-  const added = tools.filter((t) => !seen.has(key(t)) && seen.add(key(t)));
-  return added.length ? [...history, ...added] : history;
-}
-
-/**
- * Builds the window a proposal describes on top of `base`: missing fields are
- * unchanged; a missing boundary is inferred by aligning the messages.
- */
-function proposalWindow(fields: WindowFields, base: ContextWindow | undefined, cache: RenderCache): ContextWindow {
-  const tools = fields.tools ?? base?.tools ?? [];
-  const messages = fields.messages ?? base?.messages ?? [];
-  let boundary = fields.boundary;
-  if (boundary === undefined) {
-    if (!base) boundary = messages.length;
-    else if (!fields.messages) boundary = base.boundary;
-    else {
-      const texts = (list: readonly Message[]) => list.map((m) => cache.messageText(m));
-      const roles = { before: base.messages.map((m) => m.role), after: messages.map((m) => m.role) };
-      boundary = inferBoundary(alignMessages(texts(base.messages), texts(messages), roles), base.boundary);
-    }
-  }
-  const toolsSource = fields.toolsSource ?? (fields.tools ? undefined : base?.toolsSource);
-  const messagesSource = fields.messagesSource ?? (fields.messages ? undefined : base?.messagesSource);
-  return {
-    format: 'native',
-    tools,
-    historicalTools: withHistory(base?.historicalTools ?? base?.tools ?? [], tools),
-    messages,
-    boundary: Math.min(boundary, messages.length),
-    live: true,
-    ...(toolsSource && { toolsSource }),
-    ...(messagesSource && { messagesSource }),
-  };
-}
-
-/**
- * A window from a plain native-trace-shaped object `{tools?, messages, boundary?}`
- * (library callers). With `base`, missing fields are taken from it and the
- * boundary, when absent, is inferred against it.
- */
-export function windowFromObject(value: unknown, base?: ContextWindow): ContextWindow {
-  const node = fromValue(value);
-  const fields = readWindowFields(node, () => undefined);
-  return proposalWindow(fields, base, new RenderCache());
-}
 
 export const nativeAdapter: FormatAdapter = {
   id: 'native',

@@ -369,25 +369,27 @@ export function toValue(node: JsonNode): unknown {
  * callers, the fix planner). Such nodes have no source: start = end = -1.
  */
 export function fromValue(value: unknown): JsonNode {
-  const at = { start: -1, end: -1 };
-  if (value === null || value === undefined) return { type: 'null', ...at };
+  if (value === null || value === undefined) return { type: 'null', start: -1, end: -1 };
   switch (typeof value) {
     case 'string':
-      return { type: 'string', value, ...at };
+      return { type: 'string', value, start: -1, end: -1 };
     case 'number':
-      return { type: 'number', raw: Number.isFinite(value) ? String(value) : 'null', ...at };
+      return { type: 'number', raw: Number.isFinite(value) ? String(value) : 'null', start: -1, end: -1 };
     case 'boolean':
-      return { type: 'boolean', value, ...at };
+      return { type: 'boolean', value, start: -1, end: -1 };
     case 'object':
-      if (Array.isArray(value)) return { type: 'array', items: value.map(fromValue), ...at };
-      return {
-        type: 'object',
-        properties: Object.entries(value as Record<string, unknown>)
-          .filter(([, v]) => v !== undefined)
-          .map(([key, v]) => ({ key, keyStart: -1, keyEnd: -1, value: fromValue(v) })),
-        ...at,
-      };
+      return Array.isArray(value) ? { type: 'array', items: value.map(fromValue), start: -1, end: -1 } : fromRecord(value as Record<string, unknown>);
     default:
-      return { type: 'null', ...at };
+      return { type: 'null', start: -1, end: -1 };
   }
+}
+
+/** Own enumerable properties in `Object.keys` order, `undefined` ones left out (as JSON.stringify does). */
+function fromRecord(record: Record<string, unknown>): JsonNode {
+  const properties: JsonProperty[] = [];
+  for (const key of Object.keys(record)) {
+    const v = record[key];
+    if (v !== undefined) properties.push({ key, keyStart: -1, keyEnd: -1, value: fromValue(v) });
+  }
+  return { type: 'object', properties, start: -1, end: -1 };
 }

@@ -7,9 +7,15 @@
  */
 import type { RewriteAnalysis } from '../analysis';
 import { finding, type Finding } from '../findings';
+import type { Rewrite } from '../model';
 import { rewriteRange } from './common';
 
 export function checkSelfEdit(a: RewriteAnalysis): Finding[] {
-  if (a.rewrite.source !== 'self_edit') return [];
-  return [finding('self-edit', rewriteRange(a.rewrite), 'The model proposed this rewrite itself; it was judged as untrusted by the same rules')];
+  return selfEditFindings(a.rewrite);
+}
+
+/** The rule needs only the rewrite itself (the guard's append shortcut calls it without an analysis). */
+export function selfEditFindings(rewrite: Rewrite): Finding[] {
+  if (rewrite.source !== 'self_edit') return [];
+  return [finding('self-edit', rewriteRange(rewrite), 'The model proposed this rewrite itself; it was judged as untrusted by the same rules')];
 }

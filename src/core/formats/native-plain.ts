@@ -1,0 +1,111 @@
+/**
+ * Reads a native message straight from a plain JS value (a library caller's
+ * object), without building the JSON nodes of its envelope: the same message
+ * as `parseMessage(fromValue(value), undefined, sink)` (property-tested), only
+ * the values a block keeps as JSON (a call's input, a result's content, an
+ * opaque block) are converted. Plain values have no source ranges.
+ */
+import { fromValue } from '../json/parse';
+import type { Block, Message, Role, ToolCall, ToolResult } from '../model';
+
+const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
+
+type Record = { readonly [key: string]: unknown };
+
+function isRecord(value: unknown): value is Record {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An own enumerable property, as `fromValue` sees it (`undefined` when it would leave it out). */
+function own(value: Record, key: string): unknown {
+  return Object.prototype.propertyIsEnumerable.call(value, key) ? value[key] : undefined;
+}
+
+function ownString(value: Record, key: string): string | undefined {
+  const v = own(value, key);
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** A version label: a string, or a number by the text `fromValue` gives it. */
+function versionOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  return undefined;
+}
+
+export function readPlainMessage(value: unknown): Message | undefined {
+  if (!isRecord(value)) return undefined;
+  const role = ownString(value, 'role');
+  if (role === undefined || !ROLES.has(role)) return undefined;
+  const blocks = role === 'tool' ? toolMessageBlocks(value) : contentBlocks(value);
+  const calls = own(value, 'tool_calls');
+  if (Array.isArray(calls)) {
+    for (const item of calls) {
+      const call = toolCall(item);
+      if (call) blocks.push(call);
+    }
+  }
+  return { role: role as Role, blocks, ...(own(value, 'elision') === true && { elision: true }) };
+}
+
+function contentBlocks(message: Record): Block[] {
+  const content = own(message, 'content');
+  if (typeof content === 'string') return [{ kind: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  const blocks: Block[] = [];
+  for (const part of content) {
+    const block = contentPart(part);
+    if (block) blocks.push(block);
+  }
+  return blocks;
+}
+
+function contentPart(part: unknown): Block | undefined {
+  if (typeof part === 'string') return { kind: 'text', text: part };
+  if (!isRecord(part)) return undefined;
+  const type = ownString(part, 'type');
+  if (type === undefined) return undefined;
+  const text = ownString(part, 'text');
+  if (type === 'text' && text !== undefined) return { kind: 'text', text };
+  if (type === 'tool_use') return toolCall(part);
+  if (type === 'tool_result') {
+    const id = ownString(part, 'tool_use_id');
+    return id === undefined ? undefined : result(part, id);
+  }
+  return { kind: 'opaque', type, value: fromValue(part) };
+}
+
+function toolCall(node: unknown): ToolCall | undefined {
+  if (!isRecord(node)) return undefined;
+  const id = ownString(node, 'id');
+  const name = ownString(node, 'name');
+  if (id === undefined || name === undefined) return undefined;
+  const schemaVersion = versionOf(own(node, 'schema_version'));
+  const input = own(node, 'input');
+  const args = own(node, 'arguments');
+  return {
+    kind: 'tool_call',
+    id,
+    name,
+    input: input !== undefined ? fromValue(input) : args !== undefined ? fromValue(args) : undefined,
+    ...(schemaVersion !== undefined && { schemaVersion }),
+  };
+}
+
+function toolMessageBlocks(message: Record): Block[] {
+  const id = ownString(message, 'tool_call_id');
+  return id === undefined ? contentBlocks(message) : [result(message, id)];
+}
+
+function result(node: Record, callId: string): ToolResult {
+  const value = own(node, 'content');
+  const content = value === undefined ? undefined : fromValue(value);
+  const name = ownString(node, 'name');
+  return {
+    kind: 'tool_result',
+    callId,
+    content: content?.type === 'null' ? undefined : content,
+    ...(name !== undefined && { name }),
+    ...(own(node, 'is_error') === true && { isError: true }),
+  };
+}
