@@ -104,17 +104,19 @@ function requestLogResults(log: GeneratedLog): BenchResult[] {
 
 interface GuardTiming {
   expected: string;
-  engineDecision: string;
+  guardDecision: string;
+  statelessDecision: string;
   referenceDecision: string;
-  engineMs: number;
+  guardMs: number;
+  statelessMs: number;
   referenceMs: number;
 }
 
 function guardResults(): BenchResult[] {
   const timings = measure('guard') as Record<string, GuardTiming>;
-  return Object.entries(timings).map(([name, t]) => {
-    process.stdout.write(`guard ${name}: expected ${t.expected}, engine ${t.engineDecision}, reference ${t.referenceDecision}\n`);
-    return result(`guard-10k.${name}`, t.engineMs, 'ms', t.referenceMs);
+  return Object.entries(timings).flatMap(([name, t]) => {
+    process.stdout.write(`guard ${name}: expected ${t.expected}, guard ${t.guardDecision}, guardRewrite ${t.statelessDecision}, seed ${t.referenceDecision}\n`);
+    return [result(`guard-10k.${name}`, t.guardMs, 'ms', t.referenceMs), result(`guard-10k.stateless.${name}`, t.statelessMs, 'ms', t.referenceMs)];
   });
 }
 
