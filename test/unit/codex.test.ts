@@ -101,6 +101,32 @@ describe('codex: the abandoned function_call (localpush 13-19-38)', () => {
     assert.equal(orphans[0]!.severity, 'error');
   });
 
+  // The shape of a real resumed rollout: the turn is interrupted with a call unanswered, the
+  // session is resumed (developer and user context injected again) and a new turn starts.
+  const resumed = () =>
+    fileText(ABANDONED) +
+    line('session_meta', { id: 'resumed', cwd: '/x', originator: 'codex_cli_rs', cli_version: '0.104.0' }) +
+    line('response_item', { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions instructions>' }] }) +
+    line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>' }] }) +
+    line('event_msg', { type: 'task_started', turn_id: 't2' }) +
+    line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'carry on' }] });
+
+  it('an abandoned call, then the session resumed and a new turn started: an error, even before any answer', () => {
+    const report = checkTranscript(inputFromText('resumed.jsonl', resumed()), OPTIONS);
+    const orphans = report.findings.filter((f) => f.rule === 'tool-use-orphaned');
+    assert.equal(orphans.length, 1);
+    assert.equal(orphans[0]!.toolCallId, ABANDONED_CALL);
+    assert.equal(orphans[0]!.severity, 'error');
+    assert.match(orphans[0]!.message, /No tool output found for function call/);
+    assert.equal(lineOf(ABANDONED, orphans[0]!.range.start), 18);
+  });
+
+  it('the resumed session answered by the model: still exactly one error for the call', () => {
+    const text = resumed() + line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok' }] });
+    const orphans = checkTranscript(inputFromText('resumed-answered.jsonl', text), OPTIONS).findings.filter((f) => f.rule === 'tool-use-orphaned');
+    assert.deepEqual(orphans.map((f) => [f.toolCallId, f.severity]), [[ABANDONED_CALL, 'error']]);
+  });
+
   it('an aborted turn (turn_aborted) leaves the same warning', () => {
     const text = fileText(ABANDONED) + line('event_msg', { type: 'turn_aborted', turn_id: 't1', reason: 'interrupted' });
     const orphans = checkTranscript(inputFromText('aborted.jsonl', text), OPTIONS).findings.filter((f) => f.rule === 'tool-use-orphaned');

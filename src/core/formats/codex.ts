@@ -13,9 +13,9 @@
  * Unfinished turns: a call with no output at the end of a turn that never got
  * `task_complete` (or got `turn_aborted`) is reported as a `tool-use-orphaned`
  * warning (the session stopped, or is still running, before the tool
- * returned); once a later turn
- * follows it, the engine reports it as an error orphan like any other. A call
- * left without output in a turn that did complete is an error here too.
+ * returned). Once a later user message follows it (the session resumed, a new
+ * turn began) it is an error orphan: the next request would be rejected. A
+ * call left without output in a turn that did complete is an error too.
  */
 import { finding, type Finding } from '../findings';
 import { prop, type JsonArray, type JsonNode } from '../json/parse';
@@ -134,24 +134,47 @@ function replacement(payload: JsonNode | undefined): Message[] {
 }
 
 /**
- * Calls with no output after the last user message of the final window: the
+ * Calls with no output in the final window. After the last user message the
  * engine treats them as pending at the frontier; here the turn markers tell
  * whether the turn finished without them (error) or never finished (warning).
+ * Before a later user message with no assistant turn after it (a session
+ * resumed after an interrupted turn), the engine would also see them as
+ * pending, yet the next request of the session carries the call without its
+ * output and is rejected: an error. With a later assistant turn the engine
+ * reports them itself.
  */
 function unfinishedCalls(window: ContextWindow, turn: TurnState): Finding[] {
-  if (turn.status === 'none') return [];
-  let lastUser = -1;
-  window.messages.forEach((m, i) => {
-    if (m.role === 'user') lastUser = i;
-  });
+  const lastUser = lastIndex(window, 'user');
+  const lastAssistant = lastIndex(window, 'assistant');
   const out: Finding[] = [];
   for (const pair of toolPairs(window).values()) {
-    if (!pair.call || pair.results.length > 0 || pair.call.message <= lastUser) continue;
+    if (!pair.call || pair.results.length > 0) continue;
     const call = pair.call.value;
     const range = call.idSource ?? call.source ?? { start: 0, end: 0 };
-    out.push(turn.status === 'completed' ? completedWithout(call.id, call.name, range) : abandoned(call.id, call.name, range, turn.status === 'aborted'));
+    if (pair.call.message < lastUser) {
+      if (lastAssistant <= lastUser) out.push(resumedWithout(call.id, call.name, range));
+    } else if (turn.status !== 'none') {
+      out.push(turn.status === 'completed' ? completedWithout(call.id, call.name, range) : abandoned(call.id, call.name, range, turn.status === 'aborted'));
+    }
   }
   return out;
+}
+
+function lastIndex(window: ContextWindow, role: Message['role']): number {
+  let last = -1;
+  window.messages.forEach((m, i) => {
+    if (m.role === role) last = i;
+  });
+  return last;
+}
+
+function resumedWithout(id: string, name: string, range: SourceRange): Finding {
+  return finding(
+    'tool-use-orphaned',
+    range,
+    `Codex call ${id} (${name}) has no output, yet the session went on with a later user message (a resumed session or a new turn): its next request is rejected ("No tool output found for function call")`,
+    { toolCallId: id },
+  );
 }
 
 function completedWithout(id: string, name: string, range: SourceRange): Finding {
