@@ -39,6 +39,13 @@ export interface TextBlock {
   readonly source?: SourceRange;
 }
 
+/**
+ * Prefix of the id a reader gives a call the file has no id for, paired by
+ * position (Gemini): `position:contents[1].parts[0]`. Messages say it is a
+ * place, not an id (`idText` in rules/common.ts).
+ */
+export const POSITIONAL_ID = 'position:';
+
 /** A call the model made: `tool_use`, `tool_calls[i]`, `function_call`, … */
 export interface ToolCall {
   readonly kind: 'tool_call';
@@ -174,9 +181,11 @@ export function toolResults(message: Message): ToolResult[] {
 export function toolPairs(window: ContextWindow): Map<string, ToolPair> {
   type Entry = { id: string; call?: ToolPair['call']; results: ToolPair['results'][number][] };
   const pairs = new Map<string, Entry>();
-  const entry = (id: string) => {
-    let pair = pairs.get(id);
-    if (!pair) pairs.set(id, (pair = { id, results: [] }));
+  // An empty id is no id: each such call or result stands alone, paired with nothing.
+  const entry = (id: string, m: number, b: number) => {
+    const key = id === '' ? `\u0000${m}.${b}` : id;
+    let pair = pairs.get(key);
+    if (!pair) pairs.set(key, (pair = { id, results: [] }));
     return pair;
   };
   const messages = window.messages;
@@ -185,10 +194,10 @@ export function toolPairs(window: ContextWindow): Map<string, ToolPair> {
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b] as Block;
       if (block.kind === 'tool_call') {
-        const pair = entry(block.id);
+        const pair = entry(block.id, m, b);
         if (!pair.call) pair.call = { message: m, block: b, value: block };
       } else if (block.kind === 'tool_result') {
-        entry(block.callId).results.push({ message: m, block: b, value: block });
+        entry(block.callId, m, b).results.push({ message: m, block: b, value: block });
       }
     }
   }

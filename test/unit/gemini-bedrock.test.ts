@@ -18,6 +18,7 @@ import { corpus, fileText, fixture, lineOf, readWith, textAt, unpaired } from '.
 const OPTIONS = { tokens: false } as const;
 const G_LOG = fixture('gemini', 'parallel-calls.requests.jsonl');
 const G_SPLIT = fixture('gemini', 'split-responses.json');
+const G_CONSECUTIVE = fixture('gemini', 'parallel-results-consecutive-contents.requests.jsonl');
 const G_MODEL_TURN = fixture('gemini', 'response-in-model-turn.json');
 const B_LOG = fixture('bedrock', 'tool-run.requests.jsonl');
 const B_NO_CONFIG = fixture('bedrock', 'missing-toolconfig.json');
@@ -41,16 +42,16 @@ describe('gemini: reading contents', () => {
   it('gives id-less calls their position as id and pairs the responses to them in order', () => {
     const second = events.windows[1]!;
     const calls = second.messages[2]!.blocks as ToolCall[];
-    assert.deepEqual(calls.map((c) => c.id), ['1.0', '1.1']);
+    assert.deepEqual(calls.map((c) => c.id), ['position:contents[1].parts[0]', 'position:contents[1].parts[1]']);
     const results = second.messages[3]!.blocks as ToolResult[];
-    assert.deepEqual(results.map((r) => r.callId), ['1.0', '1.1']);
+    assert.deepEqual(results.map((r) => r.callId), ['position:contents[1].parts[0]', 'position:contents[1].parts[1]']);
     assert.deepEqual(unpaired(second), { calls: [], results: [] });
   });
 
   it('numbers the logged response turn like the next request does (so the step compares equal)', () => {
     const before = events.steps[0]!.before;
     const call = before.messages[before.messages.length - 1]!.blocks[0] as ToolCall;
-    assert.equal(call.id, '1.0');
+    assert.equal(call.id, 'position:contents[1].parts[0]');
   });
 
   it('is detected by content; the OpenAI cassette that starts with Gemini calls stays openai-chat', () => {
@@ -62,12 +63,27 @@ describe('gemini: reading contents', () => {
 });
 
 describe('gemini: positional rule', () => {
-  it('responses split over two turns: the count mismatch and the late response are misplaced', () => {
+  it('parallel results sent as consecutive user contents are one turn (the API merges them): clean, patch, exit 0', () => {
+    const report = checkTranscript(inputFromFile(G_CONSECUTIVE), OPTIONS);
+    assert.deepEqual(report.findings, []);
+    assert.deepEqual(report.steps.map((s) => s.decision), ['patch']);
+    const last = readWith(geminiAdapter, G_CONSECUTIVE).final;
+    assert.deepEqual(unpaired(last), { calls: [], results: [] });
+  });
+
+  it('names contents indexes (systemInstruction is not contents[0]) and says a positional id is a place', () => {
+    const report = checkTranscript(inputFromFile(G_SPLIT), OPTIONS);
+    const counts = report.findings.find((f) => /functionCall part/.test(f.message))!;
+    assert.equal(counts.message, 'contents[1] makes 2 functionCall part(s) but contents[2] answers with 1 functionResponse part(s); Gemini requires equal counts in the turn right after');
+  });
+
+  it('responses split by a model turn between them: the count mismatch and the late response are misplaced', () => {
     const report = checkTranscript(inputFromFile(G_SPLIT), OPTIONS);
     const misplaced = report.findings.filter((f) => f.rule === 'tool-result-misplaced');
     assert.equal(misplaced.length, 2);
     assert.ok(misplaced.some((f) => /2 functionCall part\(s\) but .* 1 functionResponse/.test(f.message)));
-    const late = misplaced.find((f) => f.toolCallId === '1.1')!;
+    const late = misplaced.find((f) => f.toolCallId === 'position:contents[1].parts[1]')!;
+    assert.match(late.message, /^functionResponse for the call at contents\[1\]\.parts\[1\] \(no id in the file: paired by position\) is in contents\[4\]; .* \(contents\[2\]\)$/);
     assert.match(textAt(G_SPLIT, late.range), /^\{\s*"name": "get_weather"/);
     assert.equal(lineOf(G_SPLIT, late.range.start) > lineOf(G_SPLIT, misplaced.find((f) => f !== late)!.range.start), true);
   });

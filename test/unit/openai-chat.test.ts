@@ -221,3 +221,22 @@ describe('openai-chat: carrying a request log\'s repeated history', () => {
   });
 });
 
+
+describe('openai-chat: an empty id is no id', () => {
+  it('a call and a result whose ids are both "" are not paired, and no message prints "" as an id', () => {
+    const body = {
+      model: 'gpt-4o',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', tool_calls: [{ id: '', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: '', content: 'done' },
+      ],
+    };
+    const report = checkTranscript(inputFromText('empty-ids.json', JSON.stringify(body)), { tokens: false, format: 'openai-chat' });
+    assert.deepEqual(report.findings.map((f) => f.rule).sort(), ['tool-result-orphaned', 'tool-use-orphaned']);
+    for (const f of report.findings) {
+      assert.doesNotMatch(f.message, /""/, f.message);
+      assert.match(f.message, /with an empty id/);
+    }
+  });
+});

@@ -10,14 +10,15 @@
  * data, executable code) → opaque.
  *
  * Gemini pairs calls and responses by position, and older calls carry no `id`:
- * an id-less call gets the positional id `<turn>.<part>` (its index in
- * `contents`), and an id-less response takes the id of the first unanswered
- * call of the same name (else the first unanswered call) in the nearest
- * preceding model turn. The positional rule itself (answered immediately
- * after, equal part counts) is `rules/positions/gemini.ts`.
+ * an id-less call gets the positional id `position:contents[T].parts[P]` (a
+ * place, and messages say so), and an id-less response takes the id of the
+ * first unanswered call of the same name (else the first unanswered call) in
+ * the nearest preceding model turn. The positional rule itself (answered in
+ * the next turn, equal part counts; consecutive contents of one role are one
+ * turn, as the API merges them) is `rules/positions/gemini.ts`.
  */
 import { prop, type JsonArray, type JsonNode, type JsonObject } from '../json/parse';
-import type { Block, ContextWindow, Message, ToolCall, ToolSchema } from '../model';
+import { POSITIONAL_ID, type Block, type ContextWindow, type Message, type ToolCall, type ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
 import { readRequestLog, type ParsedRequest, type ProviderCodec } from './request-log';
 import { asArray, asString, rangeOf } from '../json/nodes';
@@ -75,7 +76,7 @@ export function readGeminiResponse(body: JsonNode | undefined, turn: number): Me
 function readTurn(node: JsonNode, turn: number, container: JsonArray | undefined): Message {
   const role = neutralRole(asString(prop(node, 'role'))?.value, 'user');
   const parts = asArray(prop(node, 'parts'));
-  const blocks = (parts?.items ?? []).flatMap((part, index) => withExtras(part, readPart(part, `${turn}.${index}`, parts)));
+  const blocks = (parts?.items ?? []).flatMap((part, index) => withExtras(part, readPart(part, `${POSITIONAL_ID}contents[${turn}].parts[${index}]`, parts)));
   return { role, blocks, source: rangeOf(node), container: rangeOf(container) };
 }
 
@@ -108,23 +109,24 @@ function readPart(part: JsonNode, position: string, parts: JsonArray | undefined
   const response = prop(part, 'functionResponse') ?? prop(part, 'function_response');
   if (response) {
     const id = asString(prop(response, 'id'));
-    return { kind: 'tool_result', callId: id?.value ?? '', name: asString(prop(response, 'name'))?.value, content: prop(response, 'response'), source, idSource: rangeOf(id ?? response), container: rangeOf(parts) };
+    return { kind: 'tool_result', callId: id?.value ?? `${POSITIONAL_ID}${position}`, name: asString(prop(response, 'name'))?.value, content: prop(response, 'response'), source, idSource: rangeOf(id ?? response), container: rangeOf(parts) };
   }
   return { kind: 'opaque', type: part.type === 'object' ? (part.properties[0]?.key ?? 'part') : part.type, value: part, source };
 }
 
-/** Gives every id-less response the id of the call it answers by position (see the module comment). */
+/** Gives every id-less response the id of the call it answers by position (see the module comment); one with no call keeps its own place. */
 function pairResponses(turns: Message[]): void {
-  const answered = new Set(turns.flatMap((m) => m.blocks.flatMap((b) => (b.kind === 'tool_result' && b.callId !== '' ? [b.callId] : []))));
+  const idless = (b: Block) => b.kind === 'tool_result' && b.callId.startsWith(POSITIONAL_ID);
+  const answered = new Set(turns.flatMap((m) => m.blocks.flatMap((b) => (b.kind === 'tool_result' && !idless(b) ? [b.callId] : []))));
   turns.forEach((message, t) => {
-    if (!message.blocks.some((b) => b.kind === 'tool_result' && b.callId === '')) return;
+    if (!message.blocks.some(idless)) return;
     const calls = nearestCalls(turns, t);
-    const blocks = message.blocks.map((block, b): Block => {
-      if (block.kind !== 'tool_result' || block.callId !== '') return block;
+    const blocks = message.blocks.map((block): Block => {
+      if (block.kind !== 'tool_result' || !idless(block)) return block;
       const open = calls.filter((c) => !answered.has(c.id));
       const call = open.find((c) => c.name === block.name) ?? open[0];
       if (call) answered.add(call.id);
-      return { ...block, callId: call?.id ?? `unanswered-response:${t}.${b}` };
+      return call ? { ...block, callId: call.id } : block;
     });
     turns[t] = { ...message, blocks };
   });
@@ -143,7 +145,7 @@ function systemMessage(node: JsonNode | undefined): Message | undefined {
   if (text) return { role: 'system', blocks: [{ kind: 'text', text: text.value, source: rangeOf(text) }], source: rangeOf(text) };
   const parts = asArray(prop(node, 'parts'));
   if (!parts) return undefined;
-  return { role: 'system', blocks: parts.items.map((part, i) => readPart(part, `system.${i}`, parts)), source: rangeOf(node) };
+  return { role: 'system', blocks: parts.items.map((part, i) => readPart(part, `${POSITIONAL_ID}systemInstruction.parts[${i}]`, parts)), source: rangeOf(node) };
 }
 
 /** `tools` is a list of tool groups (or one group): function declarations, or built-ins such as `googleSearch`. */

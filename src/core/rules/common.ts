@@ -1,6 +1,6 @@
 /** Small helpers shared by the rule modules: locations and finding identities. */
 import type { Finding, RelatedLocation } from '../findings';
-import type { Rewrite, ToolCall, ToolResult } from '../model';
+import { POSITIONAL_ID, type Rewrite, type ToolCall, type ToolResult } from '../model';
 import type { SourceRange } from '../text';
 
 export const NOWHERE: SourceRange = { start: 0, end: 0 };
@@ -44,4 +44,14 @@ export function identityKeys(findings: readonly Finding[]): string[] {
 /** Quotes an id or name for a message. */
 export function q(text: string): string {
   return JSON.stringify(text);
+}
+
+/**
+ * A call id as a message names it: quoted; a positional id as the place it
+ * stands for (the file has no id there); an empty id said to be empty.
+ */
+export function idText(id: string): string {
+  if (id.startsWith(POSITIONAL_ID)) return `at ${id.slice(POSITIONAL_ID.length)} (no id in the file: paired by position)`;
+  if (id === '') return 'with an empty id';
+  return q(id);
 }

@@ -9,7 +9,7 @@
 import { pendingCallIds, type RewriteAnalysis } from '../analysis';
 import { finding, type Finding } from '../findings';
 import type { ContextWindow, ToolCall, ToolSchema } from '../model';
-import { firstRange, idRange, q, related, rewriteRange } from './common';
+import { firstRange, idRange, idText, q, related, rewriteRange } from './common';
 
 function activeTool(window: ContextWindow, name: string): ToolSchema | undefined {
   return window.tools.find((t) => t.name === name);
@@ -29,7 +29,7 @@ export function checkSchemaChanged(a: RewriteAnalysis): Finding[] {
     const callBefore = a.before.pairs.get(id)?.call?.value;
     if (callBefore && mismatch(callBefore, activeTool(a.rewrite.before, callBefore.name))) continue;
     findings.push(
-      finding('schema-changed', firstRange(idRange(call), rewriteRange(a.rewrite)), `Call ${q(id)} was made against ${call.name} version ${q(call.schemaVersion ?? '')}, but the registry now declares version ${q(tool.version ?? '')}`, {
+      finding('schema-changed', firstRange(idRange(call), rewriteRange(a.rewrite)), `Call ${idText(id)} was made against ${call.name} version ${q(call.schemaVersion ?? '')}, but the registry now declares version ${q(tool.version ?? '')}`, {
         toolCallId: id,
         related: related(tool.source, 'the declaration now active'),
       }),

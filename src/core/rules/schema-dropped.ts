@@ -12,7 +12,7 @@
 import { pendingCallIds, type RewriteAnalysis } from '../analysis';
 import { finding, type Finding } from '../findings';
 import type { ToolCall } from '../model';
-import { firstRange, idRange, q, related, rewriteRange } from './common';
+import { firstRange, idRange, idText, q, related, rewriteRange } from './common';
 
 export function checkSchemaDropped(a: RewriteAnalysis): Finding[] {
   const afterNames = new Set(a.rewrite.after.tools.map((t) => t.name));
@@ -27,7 +27,7 @@ export function checkSchemaDropped(a: RewriteAnalysis): Finding[] {
     const at = inAfter ? idRange(call) : undefined;
     const callRelated = inAfter ? [] : related(idRange(call), 'the call that needs it', a.beforeFile);
     findings.push(
-      finding('schema-dropped', firstRange(at, a.rewrite.after.toolsSource, rewriteRange(a.rewrite)), `Tool ${q(call.name)} was dropped from the registry while call ${q(call.id)} ${why}`, {
+      finding('schema-dropped', firstRange(at, a.rewrite.after.toolsSource, rewriteRange(a.rewrite)), `Tool ${q(call.name)} was dropped from the registry while call ${idText(call.id)} ${why}`, {
         toolCallId: call.id,
         related: [...callRelated, ...related(tool.source, 'the dropped declaration', a.beforeFile)],
       }),

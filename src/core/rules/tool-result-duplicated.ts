@@ -6,7 +6,7 @@
  */
 import { finding, type Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
-import { firstRange, idRange, q, related } from './common';
+import { firstRange, idRange, idText, related } from './common';
 
 export function checkToolResultDuplicated(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
   const findings: Finding[] = [];
@@ -14,7 +14,7 @@ export function checkToolResultDuplicated(window: ContextWindow, pairs: Map<stri
     const [first, ...extra] = pair.results;
     for (const result of extra) {
       findings.push(
-        finding('tool-result-duplicated', firstRange(idRange(result.value), window.source), `Tool call ${q(pair.id)} has more than one result`, {
+        finding('tool-result-duplicated', firstRange(idRange(result.value), window.source), `Tool call ${idText(pair.id)} has more than one result`, {
           toolCallId: pair.id,
           related: [...related(idRange(pair.call?.value), 'the call'), ...related(idRange(first?.value), 'the first result')],
         }),

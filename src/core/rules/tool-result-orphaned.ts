@@ -8,7 +8,7 @@
  */
 import { finding, type Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
-import { firstRange, idRange, q, related } from './common';
+import { firstRange, idRange, idText, q, related } from './common';
 
 export function checkToolResultOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
   const findings: Finding[] = [];
@@ -19,13 +19,13 @@ export function checkToolResultOrphaned(window: ContextWindow, pairs: Map<string
       if (window.serverState) {
         const state = window.serverState;
         findings.push(
-          finding('server-state-pairing', range, `The call of result ${q(pair.id)} is not in this request; it lives in server-side state (${state.kind} ${q(state.id)})`, {
+          finding('server-state-pairing', range, `The call of result ${idText(pair.id)} is not in this request; it lives in server-side state (${state.kind} ${q(state.id)})`, {
             toolCallId: pair.id,
             related: related(state.source, `${state.kind} that holds the call`),
           }),
         );
       } else {
-        findings.push(finding('tool-result-orphaned', range, `Tool result ${q(pair.id)} has no matching call in the window`, { toolCallId: pair.id }));
+        findings.push(finding('tool-result-orphaned', range, `Tool result ${idText(pair.id)} has no matching call in the window`, { toolCallId: pair.id }));
       }
     }
   }

@@ -9,7 +9,7 @@
 import type { RewriteAnalysis } from '../analysis';
 import { finding, type Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
-import { firstRange, idRange, q, related, rewriteRange } from './common';
+import { firstRange, idRange, idText, related, rewriteRange } from './common';
 
 export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
   let lastAssistant = -1;
@@ -23,7 +23,7 @@ export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, T
     if (window.live && call.message >= lastAssistant) continue;
     const where = window.live ? 'and the conversation moved on' : 'and this request is sent without it';
     findings.push(
-      finding('tool-use-orphaned', firstRange(idRange(call.value), window.source), `Tool call ${q(pair.id)} (${call.value.name}) has no result ${where}`, {
+      finding('tool-use-orphaned', firstRange(idRange(call.value), window.source), `Tool call ${idText(pair.id)} (${call.value.name}) has no result ${where}`, {
         toolCallId: pair.id,
       }),
     );
@@ -45,7 +45,7 @@ export function checkConsumedResultDropped(a: RewriteAnalysis): Finding[] {
     const consumed = a.before.pairs.get(pair.id)?.results.find((r) => r.message < a.rewrite.before.boundary);
     if (!consumed) continue;
     findings.push(
-      finding('tool-use-orphaned', firstRange(idRange(pair.call.value), rewriteRange(a.rewrite)), `Tool call ${q(pair.id)} (${pair.call.value.name}) was kept but its consumed result was dropped`, {
+      finding('tool-use-orphaned', firstRange(idRange(pair.call.value), rewriteRange(a.rewrite)), `Tool call ${idText(pair.id)} (${pair.call.value.name}) was kept but its consumed result was dropped`, {
         toolCallId: pair.id,
         related: related(idRange(consumed.value), 'the dropped result', a.beforeFile),
       }),

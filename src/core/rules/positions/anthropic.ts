@@ -6,7 +6,7 @@
  */
 import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
-import { q } from '../common';
+import { idText } from '../common';
 import { judgePairs, messageLabel, misplacedFinding } from './common';
 
 export function anthropicPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
@@ -18,7 +18,7 @@ export function anthropicPositions(window: ContextWindow, pairs: Map<string, Too
     pairs,
     (pair, result) => isNextUser(result.message, pair.call.message),
     (pair, result) =>
-      `Tool result ${q(pair.id)} is in ${label(result.message)} (${window.messages[result.message]?.role ?? 'missing'}), but its tool_use is in ${label(pair.call.message)}: ` +
+      `Tool result ${idText(pair.id)} is in ${label(result.message)} (${window.messages[result.message]?.role ?? 'missing'}), but its tool_use is in ${label(pair.call.message)}: ` +
       `Anthropic requires every result in the one user message right after the assistant message with the call`,
   );
   const flagged = new Set(wrongMessage.map((f) => f.toolCallId));
@@ -35,7 +35,7 @@ function resultsAfterOtherBlocks(window: ContextWindow, pairs: Map<string, ToolP
       if (block.kind !== 'tool_result' || b < firstOther || flagged.has(block.callId)) return;
       const pair = pairs.get(block.callId);
       if (!pair?.call) return; // an orphan is tool-result-orphaned's business
-      const text = `Tool result ${q(block.callId)} follows other content in ${messageLabel(window, m, 'messages')}: Anthropic requires tool_result blocks to open the user message, before any text`;
+      const text = `Tool result ${idText(block.callId)} follows other content in ${messageLabel(window, m, 'messages')}: Anthropic requires tool_result blocks to open the user message, before any text`;
       findings.push(misplacedFinding(window, pair, { message: m, block: b, value: block }, text));
     });
   });

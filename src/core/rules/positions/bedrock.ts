@@ -8,7 +8,7 @@
  */
 import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
-import { q } from '../common';
+import { idText } from '../common';
 import { judgePairs, ordinal } from './common';
 
 export function bedrockPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
@@ -17,7 +17,7 @@ export function bedrockPositions(window: ContextWindow, pairs: Map<string, ToolP
     pairs,
     (pair, result) => result.message === pair.call.message + 1 && window.messages[result.message]?.role === 'user',
     (pair, result) =>
-      `toolResult ${q(pair.id)} is in ${ordinal(result.message)} (${window.messages[result.message]?.role}); ` +
+      `toolResult ${idText(pair.id)} is in ${ordinal(result.message)} (${window.messages[result.message]?.role}); ` +
       `Bedrock Converse requires it in the user message right after the assistant message with its toolUse (${ordinal(pair.call.message + 1)})`,
   );
 }

@@ -1,7 +1,7 @@
 /** Shared by the provider position modules of `tool-result-misplaced`. */
 import { finding, type Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
-import { firstRange, idRange, q, related } from '../common';
+import { firstRange, idRange, idText, related } from '../common';
 
 /** A pair's result, as `toolPairs` indexes it. */
 export type PairResult = ToolPair['results'][number];
@@ -37,7 +37,7 @@ export function misplacedFinding(window: ContextWindow, pair: PlacedPair | ToolP
   const call = pair.call?.value;
   return finding('tool-result-misplaced', firstRange(idRange(result.value), window.messages[result.message]?.source, window.source), message, {
     toolCallId: pair.id,
-    related: related(call?.source, `the call ${q(pair.id)}`),
+    related: related(call?.source, `the call ${idText(pair.id)}`),
   });
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
-import { q } from '../common';
+import { idText } from '../common';
 import { judgePairs, messageLabel } from './common';
 
 export function openaiChatPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
@@ -21,7 +21,7 @@ export function openaiChatPositions(window: ContextWindow, pairs: Map<string, To
     (pair, result) => {
       const where = result.message < pair.call.message ? 'comes before its assistant message' : 'is not in the run of tool messages right after its assistant message';
       const label = (index: number) => messageLabel(window, index, 'messages');
-      return `Tool message for ${q(pair.id)} (${label(result.message)}) ${where} (${label(pair.call.message)}): OpenAI requires tool messages to follow the assistant message with the tool_calls directly`;
+      return `Tool message for ${idText(pair.id)} (${label(result.message)}) ${where} (${label(pair.call.message)}): OpenAI requires tool messages to follow the assistant message with the tool_calls directly`;
     },
   );
 }

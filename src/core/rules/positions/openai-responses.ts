@@ -4,7 +4,7 @@
  */
 import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
-import { q } from '../common';
+import { idText } from '../common';
 import { judgePairs, messageLabel } from './common';
 
 export function openaiResponsesPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
@@ -13,6 +13,6 @@ export function openaiResponsesPositions(window: ContextWindow, pairs: Map<strin
     pairs,
     (pair, result) => result.message > pair.call.message,
     (pair, result) =>
-      `Output for call ${q(pair.id)} (${messageLabel(window, result.message, 'input')}) comes before its call item (${messageLabel(window, pair.call.message, 'input')}): OpenAI Responses requires the output after the call`,
+      `Output for call ${idText(pair.id)} (${messageLabel(window, result.message, 'input')}) comes before its call item (${messageLabel(window, pair.call.message, 'input')}): OpenAI Responses requires the output after the call`,
   );
 }
