@@ -51,30 +51,35 @@ export function alignMessages(
   return { afterOrigin, afterKind, beforeFate };
 }
 
-/** Greedy in-order matching of identical strings: each before index is passed at most once. */
+/**
+ * Greedy in-order matching of identical strings: each before index is passed
+ * at most once. Per text, `head` holds the first before index not yet passed
+ * and `nextSame` chains the later ones, so no list is built per text.
+ */
 function matchIdentical(before: readonly string[], after: readonly string[]): [number, number][] {
-  const positions = new Map<string, number[]>();
-  before.forEach((text, j) => {
-    const list = positions.get(text);
-    if (list) list.push(j);
-    else positions.set(text, [j]);
-  });
-  const cursors = new Map<string, number>();
+  const head = new Map<string, number>();
+  const nextSame = new Int32Array(before.length).fill(-1);
+  for (let j = before.length - 1; j >= 0; j--) {
+    const text = before[j] as string;
+    const first = head.get(text);
+    if (first !== undefined) nextSame[j] = first;
+    head.set(text, j);
+  }
   const anchors: [number, number][] = [];
   let next = 0;
-  after.forEach((text, i) => {
-    // Fast path: the next before message is the same.
-    const list = positions.get(text);
-    if (!list) return;
-    let c = cursors.get(text) ?? 0;
-    while (c < list.length && (list[c] ?? 0) < next) c++;
-    cursors.set(text, c);
-    const j = list[c];
-    if (j === undefined) return;
+  for (let i = 0; i < after.length; i++) {
+    const text = after[i] as string;
+    let j = head.get(text);
+    if (j === undefined) continue;
+    while (j !== -1 && j < next) j = nextSame[j] ?? -1;
+    if (j === -1) {
+      head.set(text, -1);
+      continue;
+    }
     anchors.push([i, j]);
-    cursors.set(text, c + 1);
+    head.set(text, nextSame[j] ?? -1);
     next = j + 1;
-  });
+  }
   return anchors;
 }
 
