@@ -13,6 +13,7 @@ import type { Report } from '../core/results';
 import { checkAgainst, checkTranscript } from '../core/check';
 import { toJsonReport } from '../core/report/json';
 import { toSarif } from '../core/report/sarif';
+import { escapeControls } from '../core/text';
 import { parseArgs, USAGE, type CheckCommand } from './args';
 import { expandPaths, FORMAT_IDS, openTranscript, type Located } from './files';
 import { paletteFor, plainReport } from './plain';
@@ -37,7 +38,8 @@ function main(argv: readonly string[]): number {
       process.stdout.write(`${version}\n`);
       return EXIT_OK;
     case 'usage-error':
-      process.stderr.write(`prefix-lens: ${command.message}\n${USAGE.split('\n')[0]}\n`);
+      complain(command.message);
+      process.stderr.write(`${USAGE.split('\n')[0]}\n`);
       return EXIT_TROUBLE;
     case 'check':
       return runCheckCommand(command);
@@ -49,7 +51,7 @@ function runCheckCommand(command: CheckCommand): number {
   const against = command.against === undefined ? undefined : expandPaths([command.against], command.format);
   if (against && against.files.length !== 1) {
     const reason = against.troubles[0] ?? `${command.against}: --against needs exactly one file`;
-    process.stderr.write(`prefix-lens: ${reason}\n`);
+    complain(reason);
     return EXIT_TROUBLE;
   }
   const expanded = expandPaths(command.paths, command.format);
@@ -59,7 +61,7 @@ function runCheckCommand(command: CheckCommand): number {
     if (typeof checked === 'string') outcome.troubles.push(checked);
     else outcome.reports.push(checked);
   }
-  for (const trouble of outcome.troubles) process.stderr.write(`prefix-lens: ${trouble}\n`);
+  for (const trouble of outcome.troubles) complain(trouble);
   printReports(outcome.reports, command);
   if (outcome.troubles.length > 0) return EXIT_TROUBLE;
   const hasError = outcome.reports.some((r) => r.findings.some((f) => f.severity === 'error'));
@@ -102,6 +104,11 @@ function rulesDocUri(): string {
   return fs.existsSync(doc) ? pathToFileURL(doc).href : 'docs/rules.md';
 }
 
+/** One line on stderr; file names and messages from the input are shown escaped. */
+function complain(reason: string): void {
+  process.stderr.write(`prefix-lens: ${escapeControls(reason)}\n`);
+}
+
 function oneLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0] ?? text;
@@ -117,6 +124,6 @@ try {
   process.exitCode = main(process.argv.slice(2));
 } catch (error) {
   if (process.env.PREFIX_LENS_DEBUG) process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.stderr.write(`prefix-lens: internal error: ${oneLine(error)}\n`);
+  complain(`internal error: ${oneLine(error)}`);
   process.exitCode = EXIT_TROUBLE;
 }

@@ -6,7 +6,7 @@
 import type { Report, StepReport } from '../core/results';
 import type { Decision, Severity } from '../core/findings';
 import { formatNumber, summaryLine } from '../core/report/markdown';
-import { LineIndex } from '../core/text';
+import { escapeControls as esc, LineIndex } from '../core/text';
 
 export interface Palette {
   readonly red: (s: string) => string;
@@ -39,16 +39,21 @@ export function paletteFor(isTty: boolean, env: NodeJS.ProcessEnv): Palette {
 /** Steps in a run of more than this many consecutive patch steps are folded into one line. */
 const FOLD_PATCH_RUN = 2;
 
-/** The plain lines of one report (no trailing newline). */
+/**
+ * The plain lines of one report (no trailing newline). Everything that came
+ * from the input (file name, messages, ids) is shown with its control
+ * characters escaped, so a transcript cannot move the cursor or fake a line.
+ */
 export function plainReport(report: Report, c: Palette): string[] {
   const lines = LineIndex.fromStarts(report.lineStarts);
+  const file = esc(report.file);
   const out = report.findings.map((f) => {
     const { line, column } = lines.position(f.range.start);
-    const id = f.toolCallId !== undefined ? ` ${c.dim(`[${f.toolCallId}]`)}` : '';
-    return `${c.bold(`${report.file}:${line}:${column}`)} ${severity(f.severity, c)} ${c.dim(f.rule)} ${f.message}${id}`;
+    const id = f.toolCallId !== undefined ? ` ${c.dim(`[${esc(f.toolCallId)}]`)}` : '';
+    return `${c.bold(`${file}:${line}:${column}`)} ${severity(f.severity, c)} ${c.dim(f.rule)} ${esc(f.message)}${id}`;
   });
   out.push(...stepLines(report.steps, c));
-  out.push(`${c.bold(report.file)}: ${summaryLine(report).replace(/`/g, '')}`);
+  out.push(`${c.bold(file)}: ${esc(summaryLine(report).replace(/`/g, ''))}`);
   return out;
 }
 
@@ -73,9 +78,9 @@ function stepLines(steps: readonly StepReport[], c: Palette): string[] {
 
 /** `step 3/12 ABORT compaction tool-result-orphaned schema-dropped · cache −48,213 tokens`. */
 export function stepLine(step: StepReport, total: number, c: Palette): string {
-  const parts = [`step ${step.index}/${total}`, decision(step.decision, c), step.source];
+  const parts = [`step ${step.index}/${total}`, decision(step.decision, c), esc(step.source)];
   if (!step.applied) parts.push(c.dim('(not applied)'));
-  if (step.rules.length > 0) parts.push(step.rules.join(' '));
+  if (step.rules.length > 0) parts.push(esc(step.rules.join(' ')));
   if (step.cacheImpact.invalidatedTokens > 0) {
     parts.push(`· cache −${formatNumber(step.cacheImpact.invalidatedTokens)} tokens`);
   }

@@ -16,7 +16,13 @@ export interface SniffableInput extends TranscriptInput {
 const HEAD_CHARS = 64 * 1024;
 const CHUNK_BYTES = 1 << 20;
 
-export function inputFromText(file: string, text: string): SniffableInput {
+/**
+ * An input from text in memory. A leading byte order mark is dropped, as when
+ * a file is read (`inputFromFile`, the CLI, an editor): ranges are offsets
+ * into the text after it.
+ */
+export function inputFromText(file: string, withBom: string): SniffableInput {
+  const text = withBom.charCodeAt(0) === 0xfeff ? withBom.slice(1) : withBom;
   return {
     file,
     lines: () => splitLines(text),

@@ -78,3 +78,20 @@ export function* splitLines(text: string): Generator<SourceLine> {
     index++;
   }
 }
+
+/**
+ * Characters a terminal may act on: C0 controls (tab, CR, LF, ESC…), DEL, C1
+ * controls, line/paragraph separators and bidirectional overrides.
+ */
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** Shows every control character of untrusted text as a visible escape (`\x1b`, `\r`, `\n`, `\u202e`). */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}

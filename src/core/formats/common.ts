@@ -23,8 +23,8 @@ export function lineRange(line: SourceLine): SourceRange {
 
 /** An `invalid-json` finding at the parse error's offset, one character wide (or empty at the end). */
 export function invalidJson(message: string, offset: number, limit: number, where = ''): Finding {
-  const end = Math.min(offset + 1, Math.max(limit, offset));
-  return finding('invalid-json', { start: offset, end }, `${where}${message}`);
+  const start = Math.max(0, Math.min(offset, limit));
+  return finding('invalid-json', { start, end: Math.min(start + 1, limit) }, `${where}${message}`);
 }
 
 /** Parses every non-blank line of a JSONL input; bad lines become `invalid-json` findings. */

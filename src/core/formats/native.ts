@@ -72,7 +72,8 @@ function* readTrace(input: TranscriptInput): Generator<TranscriptEvent> {
 
 function invalidJson(at: number, line: SourceLine, message: string): Finding {
   const end = line.offset + line.text.length;
-  return finding('invalid-json', { start: Math.min(at, end), end: Math.max(Math.min(at, end) + 1, end) }, `Invalid JSON: ${message}`);
+  const start = Math.max(line.offset, Math.min(at, end));
+  return finding('invalid-json', { start, end: Math.min(start + 1, end) }, `Invalid JSON: ${message}`);
 }
 
 interface EventOutcome {

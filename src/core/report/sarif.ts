@@ -129,10 +129,21 @@ function charRegion(range: SourceRange): { charOffset: number; charLength: numbe
 /** A file path as a SARIF artifact location: absolute paths as file URIs, relative ones against SRCROOT. */
 export function artifactLocation(file: string, options: Pick<SarifOptions, 'baseUri'>): { uri: string; uriBaseId?: string } {
   const slashed = file.replace(/\\/g, '/');
-  if (slashed.startsWith('/')) return { uri: `file://${encodeURI(slashed)}` };
-  if (/^[A-Za-z]:\//.test(slashed)) return { uri: `file:///${encodeURI(slashed)}` };
-  const relative = encodeURI(slashed.replace(/^\.\//, ''));
+  if (slashed.startsWith('/')) return { uri: `file://${encodePath(slashed)}` };
+  const drive = /^[A-Za-z]:\//.exec(slashed)?.[0];
+  if (drive) return { uri: `file:///${drive}${encodePath(slashed.slice(drive.length))}` };
+  const relative = encodePath(slashed.replace(/^\.\//, ''));
   return options.baseUri ? { uri: relative, uriBaseId: 'SRCROOT' } : { uri: relative };
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Percent-encodes each path segment (`#`, `?`, `%`, spaces, controls…), keeping the slashes. */
+function encodePath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => encodeURIComponent(segment.replace(LONE_SURROGATE, '\ufffd')))
+    .join('/');
 }
 
 function withSlash(uri: string): string {

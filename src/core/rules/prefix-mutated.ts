@@ -80,12 +80,19 @@ function modifiedFinding(a: RewriteAnalysis, j: number, i: number): Finding {
 
 function removedFinding(a: RewriteAnalysis, from: number, to: number, nextAfter: number): Finding {
   const before = a.rewrite.before.messages;
-  const start = before[from]?.source;
-  const end = before[to - 1]?.source;
-  const span = start && end ? { start: start.start, end: end.end } : undefined;
+  const span = spanOf(before.slice(from, to));
   const at = nextAfter >= 0 ? a.rewrite.after.messages[nextAfter]?.source : undefined;
   const count = to - from;
   return finding('prefix-mutated', firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${count} consumed message${count === 1 ? ' was' : 's were'} removed here (${count === 1 ? `message ${from + 1}` : `messages ${from + 1}–${to}`})`, {
     related: related(span, 'the removed messages', a.beforeFile),
   });
+}
+
+/** The smallest range covering the messages' sources (a session's messages need not be in file order). */
+function spanOf(messages: readonly Message[]): SourceRange | undefined {
+  let span: SourceRange | undefined;
+  for (const { source } of messages) {
+    if (source) span = span ? { start: Math.min(span.start, source.start), end: Math.max(span.end, source.end) } : source;
+  }
+  return span;
 }
