@@ -5,12 +5,11 @@
  */
 import type { CheckOptions, Report, StepReport } from './results';
 import { createEngineContext, type EngineContext } from './context';
-import { finding, type Finding, type StepVerdict } from './findings';
+import { finding, findingKey, identityKeys, type Finding, type StepVerdict } from './findings';
 import { adapterFor, detectFormat } from './formats/registry';
 import { boundaryPosition, byPosition, judgeRewrite, windowFindings } from './guard';
 import { headOf, inputFromText } from './io';
 import type { ContextWindow, FormatId, Rewrite } from './model';
-import { identityKeys } from './rules/common';
 import { LineIndex } from './text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from './transcript';
 
@@ -48,17 +47,15 @@ interface Run {
   readonly options: CheckOptions;
   readonly steps: StepReport[];
   readonly findings: Finding[];
-  /** (rule, toolCallId, range.start) of every finding reported, to report each once. */
+  /** The `findingKey` of every finding reported, to report each once. */
   readonly reported: Set<string>;
   /** Identities of the previous window's findings: a finding that persists is not reported again. */
   previousWindow: Set<string>;
   finalWindow?: ContextWindow;
 }
 
-const exactKey = (f: Finding) => `${f.rule}\u0000${f.toolCallId ?? f.message}\u0000${f.range.start}`;
-
 function report(run: Run, f: Finding): void {
-  const key = exactKey(f);
+  const key = findingKey(f);
   if (run.reported.has(key)) return;
   run.reported.add(key);
   run.findings.push(f);

@@ -1,26 +1,15 @@
 /**
- * Findings, decisions and the rule table. Rule ids are stable: diagnostics,
- * the CLI, SARIF and the docs all use them.
+ * Findings, their identity, and decisions. Rule ids are stable: diagnostics,
+ * the CLI, SARIF and the docs all use them. The rule table is derived from the
+ * rule modules (`rules/index.ts`).
  */
 import type { RewriteSource } from './model';
+import { RULES, type RULE_MODULES } from './rules/index';
+import { ruleFinding, type RuleMeta } from './rules/rule';
 import type { SourceRange } from './text';
 
-export type RuleId =
-  | 'prefix-mutated'
-  | 'render-unstable'
-  | 'tool-use-orphaned'
-  | 'tool-result-orphaned'
-  | 'tool-result-misplaced'
-  | 'tool-result-duplicated'
-  | 'tool-call-id-reused'
-  | 'pair-straddled'
-  | 'schema-dropped'
-  | 'schema-changed'
-  | 'elision-unmarked'
-  | 'self-edit'
-  | 'invalid-json'
-  | 'server-state-pairing'
-  | 'record-skipped';
+/** The id of a rule: one per module listed in `rules/index.ts`. */
+export type RuleId = (typeof RULE_MODULES)[number]['meta']['id'];
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -47,129 +36,47 @@ export interface Finding {
   readonly related?: readonly RelatedLocation[];
 }
 
-export interface RuleInfo {
-  readonly id: RuleId;
-  readonly severity: Severity;
-  /** How the rule weighs in a step's decision. */
-  readonly decides: Decision | 'none';
-  readonly title: string;
-  /** The seed condition it protects: (1) prefix identity … (4) deterministic re-render. */
-  readonly protects: string;
-}
+/** A rule's metadata (`meta` in its module): severity, decision weight, title, what it protects, its fixes. */
+export type RuleInfo = RuleMeta<RuleId>;
 
-export const RULES: Readonly<Record<RuleId, RuleInfo>> = {
-  'prefix-mutated': {
-    id: 'prefix-mutated',
-    severity: 'warning',
-    decides: 'defer',
-    title: 'The consumed prefix changed',
-    protects: '(1) prefix identity',
-  },
-  'render-unstable': {
-    id: 'render-unstable',
-    severity: 'warning',
-    decides: 'defer',
-    title: 'Same meaning, different bytes',
-    protects: '(4) deterministic re-render',
-  },
-  'tool-use-orphaned': {
-    id: 'tool-use-orphaned',
-    severity: 'error',
-    decides: 'abort',
-    title: 'A tool call has no result',
-    protects: '(2) pairing integrity',
-  },
-  'tool-result-orphaned': {
-    id: 'tool-result-orphaned',
-    severity: 'error',
-    decides: 'abort',
-    title: 'A tool result has no call',
-    protects: '(2) pairing integrity',
-  },
-  'tool-result-misplaced': {
-    id: 'tool-result-misplaced',
-    severity: 'error',
-    decides: 'abort',
-    title: 'A tool result is not where the provider requires it',
-    protects: '(2) pairing integrity',
-  },
-  'tool-result-duplicated': {
-    id: 'tool-result-duplicated',
-    severity: 'error',
-    decides: 'abort',
-    title: 'A call has more than one result',
-    protects: '(2) pairing integrity',
-  },
-  'tool-call-id-reused': {
-    id: 'tool-call-id-reused',
-    severity: 'error',
-    decides: 'abort',
-    title: 'Two calls share one id',
-    protects: '(2) pairing integrity',
-  },
-  'pair-straddled': {
-    id: 'pair-straddled',
-    severity: 'error',
-    decides: 'abort',
-    title: 'An edit changed one member of a tool pair but not the other',
-    protects: '(2) pairing integrity',
-  },
-  'schema-dropped': {
-    id: 'schema-dropped',
-    severity: 'error',
-    decides: 'abort',
-    title: 'A schema left the registry while a call still needs it',
-    protects: '(3) schema versioning',
-  },
-  'schema-changed': {
-    id: 'schema-changed',
-    severity: 'error',
-    decides: 'abort',
-    title: "A call's schema version no longer matches its result's",
-    protects: '(2) pairing integrity, (3) schema versioning',
-  },
-  'elision-unmarked': {
-    id: 'elision-unmarked',
-    severity: 'warning',
-    decides: 'defer',
-    title: 'History was removed without an elision marker',
-    protects: '(1) prefix identity',
-  },
-  'self-edit': {
-    id: 'self-edit',
-    severity: 'info',
-    decides: 'none',
-    title: 'The model proposed this rewrite; judged as untrusted',
-    protects: 'self-edits are judged by the same rules',
-  },
-  'invalid-json': {
-    id: 'invalid-json',
-    severity: 'error',
-    decides: 'none',
-    title: 'Not valid JSON',
-    protects: 'every line is checked',
-  },
-  'server-state-pairing': {
-    id: 'server-state-pairing',
-    severity: 'info',
-    decides: 'none',
-    title: 'The call of this result lives in server-side state',
-    protects: '(2) pairing integrity',
-  },
-  'record-skipped': {
-    id: 'record-skipped',
-    severity: 'info',
-    decides: 'none',
-    title: 'A record of an unknown type was skipped',
-    protects: 'every line is checked',
-  },
-};
-
-export const RULE_IDS = Object.keys(RULES) as RuleId[];
+export { RULE_IDS, RULES } from './rules/index';
 
 /** Builds a finding with the rule's default severity. */
 export function finding(rule: RuleId, range: SourceRange, message: string, extra: Partial<Finding> = {}): Finding {
-  return { rule, severity: RULES[rule].severity, message, range, ...extra };
+  return ruleFinding(RULES[rule], range, message, extra);
+}
+
+/**
+ * The identity of one finding: rule, tool call id (else message) and where it
+ * starts. Two checks that find the same thing give the same key, and a
+ * transcript reports each key once.
+ */
+export function findingKey(f: Finding): string {
+  return `${f.rule}\u0000${f.toolCallId ?? f.message}\u0000${f.range.start}`;
+}
+
+/** The findings without repeats of one `findingKey`, first kept. */
+export function distinctFindings(findings: readonly Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    const key = findingKey(f);
+    return !seen.has(key) && !!seen.add(key);
+  });
+}
+
+/**
+ * The identity of window findings across windows: rule + tool call id (else
+ * message) + occurrence, not position, so the same orphan in the next window
+ * (where everything has moved) is not new.
+ */
+export function identityKeys(findings: readonly Finding[]): string[] {
+  const seen = new Map<string, number>();
+  return findings.map((f) => {
+    const base = `${f.rule}\u0000${f.toolCallId ?? f.message}`;
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    return `${base}\u0000${n}`;
+  });
 }
 
 /**

@@ -6,11 +6,10 @@
 import { analyseRewrite, type RewriteAnalysis } from './analysis';
 import type { BoundaryPosition, TokenEncoding } from './results';
 import { createEngineContext, layoutOf, pairsOf, type EngineContext } from './context';
-import { decide, type CacheImpact, type Finding, type StepVerdict } from './findings';
+import { decide, distinctFindings, identityKeys, type CacheImpact, type Finding, type StepVerdict } from './findings';
 import { appendVerdict, isPlainAppend } from './append-step';
 import { extendsMessages, plainBaseOf, windowFromObject, type PlainBase } from './formats/native-object';
 import type { ContextWindow, Message, Rewrite, RewriteSource } from './model';
-import { identityKeys } from './rules/common';
 import { checkWindow, STEP_CHECKS } from './rules/index';
 
 export interface GuardOptions {
@@ -56,15 +55,6 @@ export function byPosition(findings: readonly Finding[]): Finding[] {
     .map(([f]) => f);
 }
 
-/** Drops repeats of one finding (same rule, call id and position) found by two checks. */
-function distinct(findings: readonly Finding[]): Finding[] {
-  const seen = new Set<string>();
-  return findings.filter((f) => {
-    const key = `${f.rule}\u0000${f.toolCallId ?? f.message}\u0000${f.range.start}`;
-    return !seen.has(key) && !!seen.add(key);
-  });
-}
-
 /** Judges a rewrite against the window just before it. */
 export function judgeRewrite(rewrite: Rewrite, options: GuardOptions = {}): StepVerdict {
   const context = options.context ?? createEngineContext(options.tokens ?? false);
@@ -72,7 +62,7 @@ export function judgeRewrite(rewrite: Rewrite, options: GuardOptions = {}): Step
   const beforeKeys = new Set(identityKeys(windowFindings(rewrite.before, context)));
   const afterFindings = windowFindings(rewrite.after, context);
   const introduced = identityKeys(afterFindings).flatMap((key, i) => (beforeKeys.has(key) ? [] : [afterFindings[i] as Finding]));
-  const findings = byPosition(distinct([...introduced, ...STEP_CHECKS.flatMap((check) => check(analysis))]));
+  const findings = byPosition(distinctFindings([...introduced, ...STEP_CHECKS.flatMap((check) => check(analysis))]));
   return { decision: decide(findings), source: rewrite.source, findings, cacheImpact: cacheImpact(analysis, context) };
 }
 

@@ -14,6 +14,7 @@ export { createTokenCounter, type TokenCounter } from './tokens';
 export { checkWindow } from './rules/index';
 export { decide, finding, RULE_IDS, RULES } from './findings';
 export type { CacheImpact, Decision, Finding, RelatedLocation, RuleId, RuleInfo, Severity, StepVerdict } from './findings';
+export type { FixKind } from './rules/rule';
 export type * from './model';
 export { toolCalls, toolPairs, toolResults } from './model';
 export type * from './results';

@@ -7,21 +7,12 @@
 import * as vscode from 'vscode';
 import type { Finding, RuleId } from '../core/findings';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
+import { RULES } from './engine';
 import { compactFix, orphanFix, type PlannedFix } from './fixes';
 import type { Session, Sessions } from './sessions';
 
-/** Rules whose step-level findings the compaction fix addresses. */
-export const COMPACT_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
-  'tool-use-orphaned',
-  'tool-result-orphaned',
-  'pair-straddled',
-  'schema-dropped',
-  'schema-changed',
-  'tool-result-misplaced',
-  'tool-result-duplicated',
-  'prefix-mutated',
-  'elision-unmarked',
-]);
+/** Rules whose step-level findings the compaction fix addresses (their `meta.fixes` name it). */
+export const COMPACT_RULES: ReadonlySet<RuleId> = new Set(Object.values(RULES).flatMap((rule) => (rule.fixes.includes('compact') ? [rule.id] : [])));
 
 function ruleOf(diagnostic: vscode.Diagnostic): string | undefined {
   const code = diagnostic.code;

@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { Report, StepReport } from '../core/results';
-import type { Finding, RuleId } from '../core/findings';
+import type { Finding } from '../core/findings';
+import { RULES } from './engine';
 import type { Sessions } from './sessions';
 import { readSettings } from './settings';
 
@@ -24,13 +25,12 @@ export function stepLensTitle(report: Report, step: StepReport): string {
   return parts.join(' · ');
 }
 
-/** Which reason the lens names first: pairing breaks, then schema, then the rest by severity. */
-const LEAD_ORDER: readonly RuleId[] = ['tool-result-orphaned', 'tool-use-orphaned', 'pair-straddled', 'schema-dropped', 'schema-changed'];
+/** Where rules without `meta.leads` start ranking: after every rule that has it. */
+const UNRANKED = 1 + Math.max(0, ...Object.values(RULES).map((rule) => rule.leads ?? 0));
 
+/** Which reason the lens names first: the rules' `meta.leads` (pairing breaks, then schema), then the rest by severity. */
 function leadRank(finding: Finding): number {
-  const named = LEAD_ORDER.indexOf(finding.rule);
-  if (named >= 0) return named;
-  return LEAD_ORDER.length + { error: 0, warning: 1, info: 2 }[finding.severity];
+  return RULES[finding.rule].leads ?? UNRANKED + { error: 0, warning: 1, info: 2 }[finding.severity];
 }
 
 /** The finding the lens names: the most telling abort reason first (stable for ties). */

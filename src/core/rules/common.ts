@@ -1,5 +1,5 @@
-/** Small helpers shared by the rule modules: locations and finding identities. */
-import type { Finding, RelatedLocation } from '../findings';
+/** Small helpers shared by the rule modules: locations and how ids are named. */
+import type { RelatedLocation } from '../findings';
 import { POSITIONAL_ID, type Rewrite, type ToolCall, type ToolResult } from '../model';
 import type { SourceRange } from '../text';
 
@@ -25,20 +25,6 @@ export function related(range: SourceRange | undefined, message: string, file?: 
 /** Where a step's finding points when nothing more exact exists: the proposal. */
 export function rewriteRange(rewrite: Rewrite): SourceRange {
   return firstRange(rewrite.range, rewrite.after.source, rewrite.after.messagesSource);
-}
-
-/**
- * The identity of a window finding across windows: rule + tool call id +
- * occurrence, so the same orphan in the next window is not new.
- */
-export function identityKeys(findings: readonly Finding[]): string[] {
-  const seen = new Map<string, number>();
-  return findings.map((f) => {
-    const base = `${f.rule}\u0000${f.toolCallId ?? f.message}`;
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    return `${base}\u0000${n}`;
-  });
 }
 
 /** Quotes an id or name for a message. */

@@ -7,9 +7,19 @@
  * `[elided`) after the last retained consumed message.
  */
 import type { RewriteAnalysis } from '../analysis';
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import type { Message } from '../model';
 import { firstRange, related, rewriteRange } from './common';
+import { defineRule, ruleFinding } from './rule';
+
+export const meta = defineRule({
+  id: 'elision-unmarked',
+  severity: 'warning',
+  decides: 'defer',
+  title: 'History was removed without an elision marker',
+  protects: '(1) prefix identity',
+  fixes: ['compact'],
+});
 
 export const ELISION_PREFIX = '[elided';
 
@@ -34,7 +44,7 @@ export function checkElisionUnmarked(a: RewriteAnalysis): Finding[] {
   const first = a.rewrite.before.messages[removed[0] ?? 0];
   const at = after[lastRetained]?.source;
   return [
-    finding('elision-unmarked', firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${removed.length} consumed message${removed.length === 1 ? ' was' : 's were'} removed with no elision marker appended after the retained history`, {
+    ruleFinding(meta, firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${removed.length} consumed message${removed.length === 1 ? ' was' : 's were'} removed with no elision marker appended after the retained history`, {
       related: related(first?.source, 'the first removed message', a.beforeFile),
     }),
   ];

@@ -1,58 +1,75 @@
 /**
- * The rule modules, in two groups: window checks (pairing, run on every
- * window) and step checks (run on every rewrite, comparing before and after).
+ * The one list of rule modules. Each module carries its metadata (`meta`)
+ * beside its check; the rule table, the `RuleId` union, the README table and
+ * the per-rule severity setting are derived from this list. Checks run in two
+ * groups: window checks (pairing, on every window) and step checks (on every
+ * rewrite, comparing before and after); reader rules have no check (the
+ * readers emit them). See "Adding a rule" in docs/rules.md.
  */
 import type { RewriteAnalysis } from '../analysis';
-import type { Finding } from '../findings';
-import { toolPairs, type ContextWindow } from '../model';
-import { checkElisionUnmarked } from './elision-unmarked';
-import { checkPairStraddled } from './pair-straddled';
-import { checkPrefixMutated } from './prefix-mutated';
-import { checkRenderUnstable } from './render-unstable';
-import { checkSchemaChanged } from './schema-changed';
-import { checkSchemaDropped } from './schema-dropped';
-import { checkSelfEdit } from './self-edit';
-import { checkToolCallIdReused } from './tool-call-id-reused';
-import { checkToolResultDuplicated } from './tool-result-duplicated';
-import { checkToolResultMisplaced } from './tool-result-misplaced';
-import { checkToolResultOrphaned } from './tool-result-orphaned';
-import { checkConsumedResultDropped, checkToolUseOrphaned } from './tool-use-orphaned';
+import type { Finding, RuleId, RuleInfo } from '../findings';
+import { toolPairs, type ContextWindow, type ToolPair } from '../model';
+import * as elisionUnmarked from './elision-unmarked';
+import * as invalidJson from './invalid-json';
+import * as pairStraddled from './pair-straddled';
+import * as prefixMutated from './prefix-mutated';
+import * as recordSkipped from './record-skipped';
+import * as renderUnstable from './render-unstable';
+import * as schemaChanged from './schema-changed';
+import * as schemaDropped from './schema-dropped';
+import * as selfEdit from './self-edit';
+import * as serverStatePairing from './server-state-pairing';
+import * as toolCallIdReused from './tool-call-id-reused';
+import * as toolResultDuplicated from './tool-result-duplicated';
+import * as toolResultMisplaced from './tool-result-misplaced';
+import * as toolResultOrphaned from './tool-result-orphaned';
+import * as toolUseOrphaned from './tool-use-orphaned';
+
+/** Every rule, in the order of the rule table (README, SARIF, settings). */
+export const RULE_MODULES = [
+  prefixMutated,
+  renderUnstable,
+  toolUseOrphaned,
+  toolResultOrphaned,
+  toolResultMisplaced,
+  toolResultDuplicated,
+  toolCallIdReused,
+  pairStraddled,
+  schemaDropped,
+  schemaChanged,
+  elisionUnmarked,
+  selfEdit,
+  invalidJson,
+  serverStatePairing,
+  recordSkipped,
+] as const;
+
+export const RULE_IDS: readonly RuleId[] = RULE_MODULES.map((m) => m.meta.id);
+
+export const RULES: Readonly<Record<RuleId, RuleInfo>> = Object.fromEntries(RULE_MODULES.map((m) => [m.meta.id, m.meta])) as Record<RuleId, RuleInfo>;
+
+/** The window checks, in the order their findings are listed. */
+export const WINDOW_CHECKS: readonly ((window: ContextWindow, pairs: Map<string, ToolPair>) => Finding[])[] = [
+  toolUseOrphaned.checkToolUseOrphaned,
+  toolResultOrphaned.checkToolResultOrphaned,
+  toolResultDuplicated.checkToolResultDuplicated,
+  toolCallIdReused.checkToolCallIdReused,
+  toolResultMisplaced.checkToolResultMisplaced,
+];
 
 /** Pairing checks of one window, in a stable order. */
 export function checkWindow(window: ContextWindow, pairs = toolPairs(window)): Finding[] {
-  return [
-    ...checkToolUseOrphaned(window, pairs),
-    ...checkToolResultOrphaned(window, pairs),
-    ...checkToolResultDuplicated(window, pairs),
-    ...checkToolCallIdReused(window),
-    ...checkToolResultMisplaced(window, pairs),
-  ];
+  return WINDOW_CHECKS.flatMap((check) => check(window, pairs));
 }
 
-/** The before/after checks of one rewrite. */
+/** The before/after checks of one rewrite, in the order their findings are listed. */
 export const STEP_CHECKS: readonly ((a: RewriteAnalysis) => Finding[])[] = [
-  checkPrefixMutated,
-  checkRenderUnstable,
-  checkPairStraddled,
-  checkSchemaDropped,
-  checkSchemaChanged,
-  checkConsumedResultDropped,
-  checkElisionUnmarked,
-  checkSelfEdit,
+  prefixMutated.checkPrefixMutated,
+  renderUnstable.checkRenderUnstable,
+  pairStraddled.checkPairStraddled,
+  schemaDropped.checkSchemaDropped,
+  schemaChanged.checkSchemaChanged,
+  toolUseOrphaned.checkConsumedResultDropped,
+  elisionUnmarked.checkElisionUnmarked,
+  selfEdit.checkSelfEdit,
 ];
-
-export {
-  checkElisionUnmarked,
-  checkPairStraddled,
-  checkPrefixMutated,
-  checkRenderUnstable,
-  checkSchemaChanged,
-  checkSchemaDropped,
-  checkSelfEdit,
-  checkToolCallIdReused,
-  checkToolResultDuplicated,
-  checkToolResultMisplaced,
-  checkToolResultOrphaned,
-  checkToolUseOrphaned,
-  checkConsumedResultDropped,
-};

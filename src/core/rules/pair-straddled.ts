@@ -12,10 +12,21 @@
  */
 import { SAME } from '../align';
 import type { RewriteAnalysis } from '../analysis';
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import { callMeaning, resultMeaning } from '../meaning';
 import type { ToolCall, ToolPair, ToolResult } from '../model';
 import { firstRange, idRange, idText, related, rewriteRange } from './common';
+import { defineRule, ruleFinding } from './rule';
+
+export const meta = defineRule({
+  id: 'pair-straddled',
+  severity: 'error',
+  decides: 'abort',
+  title: 'An edit changed one member of a tool pair but not the other',
+  protects: '(2) pairing integrity',
+  fixes: ['compact'],
+  leads: 2,
+});
 
 type Member = NonNullable<ToolPair['call']> | ToolPair['results'][number];
 
@@ -56,7 +67,7 @@ function changed(a: RewriteAnalysis, before: Member, after: Member, meaningDiffe
 
 function straddle(a: RewriteAnalysis, id: string, member: 'call' | 'result', edited: ToolCall | ToolResult, kept: ToolCall | ToolResult, original: ToolCall | ToolResult): Finding {
   const partner = member === 'call' ? 'result' : 'call';
-  return finding('pair-straddled', firstRange(edited.source, idRange(edited), rewriteRange(a.rewrite)), `The ${member} of tool pair ${idText(id)} was edited but its ${partner} was not`, {
+  return ruleFinding(meta, firstRange(edited.source, idRange(edited), rewriteRange(a.rewrite)), `The ${member} of tool pair ${idText(id)} was edited but its ${partner} was not`, {
     toolCallId: id,
     related: [...related(idRange(kept), `the unchanged ${partner}`), ...related(original.source, `the original ${member}`, a.beforeFile)],
   });

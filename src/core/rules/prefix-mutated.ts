@@ -9,11 +9,21 @@
  * read changes the prefix. Same-meaning byte changes are `render-unstable`.
  */
 import type { RewriteAnalysis } from '../analysis';
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import type { Message } from '../model';
 import type { SourceRange } from '../text';
 import { firstRange, q, related, rewriteRange } from './common';
 import { prefixChanges, type PrefixChange } from './prefix-changes';
+import { defineRule, ruleFinding } from './rule';
+
+export const meta = defineRule({
+  id: 'prefix-mutated',
+  severity: 'warning',
+  decides: 'defer',
+  title: 'The consumed prefix changed',
+  protects: '(1) prefix identity',
+  fixes: ['compact'],
+});
 
 export function checkPrefixMutated(a: RewriteAnalysis): Finding[] {
   return prefixChanges(a).flatMap((change) => {
@@ -30,29 +40,29 @@ function changeFinding(a: RewriteAnalysis, change: PrefixChange): Finding {
   switch (change.kind) {
     case 'tool-removed': {
       const tool = before.tools[change.before];
-      return finding('prefix-mutated', toolsAt, `Tool ${q(tool?.name ?? '')} was removed from the registry the model has read (tools render first)`, {
+      return ruleFinding(meta, toolsAt, `Tool ${q(tool?.name ?? '')} was removed from the registry the model has read (tools render first)`, {
         related: related(tool?.source, 'the removed declaration', file),
       });
     }
     case 'tool-inserted': {
       const tool = after.tools[change.after];
-      return finding('prefix-mutated', firstRange(tool?.source, toolsAt), `Tool ${q(tool?.name ?? '')} was added to the registry the model has read (tools render first)`);
+      return ruleFinding(meta, firstRange(tool?.source, toolsAt), `Tool ${q(tool?.name ?? '')} was added to the registry the model has read (tools render first)`);
     }
     case 'tool-modified': {
       const tool = after.tools[change.after];
-      return finding('prefix-mutated', firstRange(tool?.source, toolsAt), `The declaration of tool ${q(tool?.name ?? '')} changed after the model read it`, {
+      return ruleFinding(meta, firstRange(tool?.source, toolsAt), `The declaration of tool ${q(tool?.name ?? '')} changed after the model read it`, {
         related: related(before.tools[change.before]?.source, 'the original declaration', file),
       });
     }
     case 'tools-reordered':
-      return finding('prefix-mutated', toolsAt, 'The tool registry was reordered after the model read it');
+      return ruleFinding(meta, toolsAt, 'The tool registry was reordered after the model read it');
     case 'message-modified':
       return modifiedFinding(a, change.before, change.after);
     case 'messages-removed':
       return removedFinding(a, change.from, change.to, change.nextAfter);
     case 'message-inserted': {
       const message = after.messages[change.after];
-      return finding('prefix-mutated', firstRange(message?.source, rewriteRange(a.rewrite)), `A ${message?.role ?? ''} message was inserted into the consumed prefix`);
+      return ruleFinding(meta, firstRange(message?.source, rewriteRange(a.rewrite)), `A ${message?.role ?? ''} message was inserted into the consumed prefix`);
     }
   }
 }
@@ -73,7 +83,7 @@ export function changedBlock(a: RewriteAnalysis, j: number, i: number): { after?
 function modifiedFinding(a: RewriteAnalysis, j: number, i: number): Finding {
   const block = changedBlock(a, j, i);
   const role = a.rewrite.after.messages[i]?.role ?? '';
-  return finding('prefix-mutated', firstRange(block.after, rewriteRange(a.rewrite)), `Consumed ${role} message ${j + 1} was edited (block ${block.index + 1}) after the model read it`, {
+  return ruleFinding(meta, firstRange(block.after, rewriteRange(a.rewrite)), `Consumed ${role} message ${j + 1} was edited (block ${block.index + 1}) after the model read it`, {
     related: related(block.before, 'the bytes the model read', a.beforeFile),
   });
 }
@@ -83,7 +93,7 @@ function removedFinding(a: RewriteAnalysis, from: number, to: number, nextAfter:
   const span = spanOf(before.slice(from, to));
   const at = nextAfter >= 0 ? a.rewrite.after.messages[nextAfter]?.source : undefined;
   const count = to - from;
-  return finding('prefix-mutated', firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${count} consumed message${count === 1 ? ' was' : 's were'} removed here (${count === 1 ? `message ${from + 1}` : `messages ${from + 1}–${to}`})`, {
+  return ruleFinding(meta, firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${count} consumed message${count === 1 ? ' was' : 's were'} removed here (${count === 1 ? `message ${from + 1}` : `messages ${from + 1}–${to}`})`, {
     related: related(span, 'the removed messages', a.beforeFile),
   });
 }

@@ -8,10 +8,20 @@
  * but is not an edit: it never counts as a pair straddle.
  */
 import type { RewriteAnalysis } from '../analysis';
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import { firstRange, q, related, rewriteRange } from './common';
 import { changedBlock } from './prefix-mutated';
 import { prefixChanges } from './prefix-changes';
+import { defineRule, ruleFinding } from './rule';
+
+export const meta = defineRule({
+  id: 'render-unstable',
+  severity: 'warning',
+  decides: 'defer',
+  title: 'Same meaning, different bytes',
+  protects: '(4) deterministic re-render',
+  fixes: [],
+});
 
 export function checkRenderUnstable(a: RewriteAnalysis): Finding[] {
   const findings: Finding[] = [];
@@ -19,14 +29,14 @@ export function checkRenderUnstable(a: RewriteAnalysis): Finding[] {
     if (change.kind === 'tool-modified' && change.cause) {
       const tool = a.rewrite.after.tools[change.after];
       findings.push(
-        finding('render-unstable', firstRange(tool?.source, a.rewrite.after.toolsSource, rewriteRange(a.rewrite)), `Tool ${q(tool?.name ?? '')} re-rendered with different bytes, same meaning: ${change.cause}`, {
+        ruleFinding(meta, firstRange(tool?.source, a.rewrite.after.toolsSource, rewriteRange(a.rewrite)), `Tool ${q(tool?.name ?? '')} re-rendered with different bytes, same meaning: ${change.cause}`, {
           related: related(a.rewrite.before.tools[change.before]?.source, 'the bytes the model read', a.beforeFile),
         }),
       );
     } else if (change.kind === 'message-modified' && change.cause) {
       const block = changedBlock(a, change.before, change.after);
       findings.push(
-        finding('render-unstable', firstRange(block.after, rewriteRange(a.rewrite)), `Consumed message ${change.before + 1} re-rendered with different bytes, same meaning: ${change.cause}`, {
+        ruleFinding(meta, firstRange(block.after, rewriteRange(a.rewrite)), `Consumed message ${change.before + 1} re-rendered with different bytes, same meaning: ${change.cause}`, {
           related: related(block.before, 'the bytes the model read', a.beforeFile),
         }),
       );

@@ -7,9 +7,20 @@
  * or tool differed) before: the rewrite introduced the mismatch.
  */
 import { pendingCallIds, type RewriteAnalysis } from '../analysis';
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import type { ContextWindow, ToolCall, ToolSchema } from '../model';
 import { firstRange, idRange, idText, q, related, rewriteRange } from './common';
+import { defineRule, ruleFinding } from './rule';
+
+export const meta = defineRule({
+  id: 'schema-changed',
+  severity: 'error',
+  decides: 'abort',
+  title: "A call's schema version no longer matches its result's",
+  protects: '(2) pairing integrity, (3) schema versioning',
+  fixes: ['compact'],
+  leads: 4,
+});
 
 function activeTool(window: ContextWindow, name: string): ToolSchema | undefined {
   return window.tools.find((t) => t.name === name);
@@ -29,7 +40,7 @@ export function checkSchemaChanged(a: RewriteAnalysis): Finding[] {
     const callBefore = a.before.pairs.get(id)?.call?.value;
     if (callBefore && mismatch(callBefore, activeTool(a.rewrite.before, callBefore.name))) continue;
     findings.push(
-      finding('schema-changed', firstRange(idRange(call), rewriteRange(a.rewrite)), `Call ${idText(id)} was made against ${call.name} version ${q(call.schemaVersion ?? '')}, but the registry now declares version ${q(tool.version ?? '')}`, {
+      ruleFinding(meta, firstRange(idRange(call), rewriteRange(a.rewrite)), `Call ${idText(id)} was made against ${call.name} version ${q(call.schemaVersion ?? '')}, but the registry now declares version ${q(tool.version ?? '')}`, {
         toolCallId: id,
         related: related(tool.source, 'the declaration now active'),
       }),

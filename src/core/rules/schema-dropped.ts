@@ -10,9 +10,20 @@
  * call in the proposal counts.
  */
 import { pendingCallIds, type RewriteAnalysis } from '../analysis';
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import type { ToolCall } from '../model';
 import { firstRange, idRange, idText, q, related, rewriteRange } from './common';
+import { defineRule, ruleFinding } from './rule';
+
+export const meta = defineRule({
+  id: 'schema-dropped',
+  severity: 'error',
+  decides: 'abort',
+  title: 'A schema left the registry while a call still needs it',
+  protects: '(3) schema versioning',
+  fixes: ['compact'],
+  leads: 3,
+});
 
 export function checkSchemaDropped(a: RewriteAnalysis): Finding[] {
   const afterNames = new Set(a.rewrite.after.tools.map((t) => t.name));
@@ -27,7 +38,7 @@ export function checkSchemaDropped(a: RewriteAnalysis): Finding[] {
     const at = inAfter ? idRange(call) : undefined;
     const callRelated = inAfter ? [] : related(idRange(call), 'the call that needs it', a.beforeFile);
     findings.push(
-      finding('schema-dropped', firstRange(at, a.rewrite.after.toolsSource, rewriteRange(a.rewrite)), `Tool ${q(call.name)} was dropped from the registry while call ${idText(call.id)} ${why}`, {
+      ruleFinding(meta, firstRange(at, a.rewrite.after.toolsSource, rewriteRange(a.rewrite)), `Tool ${q(call.name)} was dropped from the registry while call ${idText(call.id)} ${why}`, {
         toolCallId: call.id,
         related: [...callRelated, ...related(tool.source, 'the dropped declaration', a.beforeFile)],
       }),

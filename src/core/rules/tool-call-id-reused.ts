@@ -4,9 +4,19 @@
  * When two calls in a window share an id, results cannot be paired reliably;
  * every call after the first is flagged, related to the first.
  */
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import type { ContextWindow, ToolCall } from '../model';
 import { firstRange, idRange, q, related } from './common';
+import { defineRule, ruleFinding } from './rule';
+
+export const meta = defineRule({
+  id: 'tool-call-id-reused',
+  severity: 'error',
+  decides: 'abort',
+  title: 'Two calls share one id',
+  protects: '(2) pairing integrity',
+  fixes: [],
+});
 
 export function checkToolCallIdReused(window: ContextWindow): Finding[] {
   const firstCall = new Map<string, ToolCall>();
@@ -20,7 +30,7 @@ export function checkToolCallIdReused(window: ContextWindow): Finding[] {
         continue;
       }
       findings.push(
-        finding('tool-call-id-reused', firstRange(idRange(call), window.source), `Tool call id ${q(call.id)} is used by more than one call`, {
+        ruleFinding(meta, firstRange(idRange(call), window.source), `Tool call id ${q(call.id)} is used by more than one call`, {
           toolCallId: call.id,
           related: related(idRange(first), 'the first call with this id'),
         }),

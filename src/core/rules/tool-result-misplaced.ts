@@ -19,9 +19,20 @@ import { openaiChatPositions } from './positions/openai-chat';
 import { openaiResponsesPositions } from './positions/openai-responses';
 import { geminiPositions } from './positions/gemini';
 import { bedrockPositions } from './positions/bedrock';
+import type { Misplacement } from './positions/common';
+import { defineRule, ruleFinding } from './rule';
 
-/** The positional check of one provider format. */
-export type PositionRule = (window: ContextWindow, pairs: Map<string, ToolPair>) => Finding[];
+export const meta = defineRule({
+  id: 'tool-result-misplaced',
+  severity: 'error',
+  decides: 'abort',
+  title: 'A tool result is not where the provider requires it',
+  protects: '(2) pairing integrity',
+  fixes: ['compact'],
+});
+
+/** The positional check of one provider format: where results sit that its API would not pair. */
+export type PositionRule = (window: ContextWindow, pairs: Map<string, ToolPair>) => Misplacement[];
 
 const POSITION_RULES: Partial<Record<FormatId, PositionRule>> = {
   anthropic: anthropicPositions,
@@ -33,5 +44,6 @@ const POSITION_RULES: Partial<Record<FormatId, PositionRule>> = {
 };
 
 export function checkToolResultMisplaced(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
-  return POSITION_RULES[window.format]?.(window, pairs) ?? [];
+  const misplaced = POSITION_RULES[window.format]?.(window, pairs) ?? [];
+  return misplaced.map(({ range, message, ...extra }) => ruleFinding(meta, range, message, extra));
 }

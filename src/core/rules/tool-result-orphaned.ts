@@ -6,9 +6,21 @@
  * `previous_response_id` / `conversation`) the call may live there: that is
  * reported as info `server-state-pairing`, not as an orphan.
  */
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
 import { firstRange, idRange, idText, q, related } from './common';
+import { defineRule, ruleFinding } from './rule';
+import { meta as serverStatePairing } from './server-state-pairing';
+
+export const meta = defineRule({
+  id: 'tool-result-orphaned',
+  severity: 'error',
+  decides: 'abort',
+  title: 'A tool result has no call',
+  protects: '(2) pairing integrity',
+  fixes: ['compact', 'remove-result'],
+  leads: 0,
+});
 
 export function checkToolResultOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
   const findings: Finding[] = [];
@@ -19,13 +31,13 @@ export function checkToolResultOrphaned(window: ContextWindow, pairs: Map<string
       if (window.serverState) {
         const state = window.serverState;
         findings.push(
-          finding('server-state-pairing', range, `The call of result ${idText(pair.id)} is not in this request; it lives in server-side state (${state.kind} ${q(state.id)})`, {
+          ruleFinding(serverStatePairing, range, `The call of result ${idText(pair.id)} is not in this request; it lives in server-side state (${state.kind} ${q(state.id)})`, {
             toolCallId: pair.id,
             related: related(state.source, `${state.kind} that holds the call`),
           }),
         );
       } else {
-        findings.push(finding('tool-result-orphaned', range, `Tool result ${idText(pair.id)} has no matching call in the window`, { toolCallId: pair.id }));
+        findings.push(ruleFinding(meta, range, `Tool result ${idText(pair.id)} has no matching call in the window`, { toolCallId: pair.id }));
       }
     }
   }

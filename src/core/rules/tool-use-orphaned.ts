@@ -7,9 +7,20 @@
  * request body (not live) every call must already have its result.
  */
 import type { RewriteAnalysis } from '../analysis';
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
 import { firstRange, idRange, idText, related, rewriteRange } from './common';
+import { defineRule, ruleFinding } from './rule';
+
+export const meta = defineRule({
+  id: 'tool-use-orphaned',
+  severity: 'error',
+  decides: 'abort',
+  title: 'A tool call has no result',
+  protects: '(2) pairing integrity',
+  fixes: ['compact', 'add-result'],
+  leads: 1,
+});
 
 export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
   let lastAssistant = -1;
@@ -23,7 +34,7 @@ export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, T
     if (window.live && call.message >= lastAssistant) continue;
     const where = window.live ? 'and the conversation moved on' : 'and this request is sent without it';
     findings.push(
-      finding('tool-use-orphaned', firstRange(idRange(call.value), window.source), `Tool call ${idText(pair.id)} (${call.value.name}) has no result ${where}`, {
+      ruleFinding(meta, firstRange(idRange(call.value), window.source), `Tool call ${idText(pair.id)} (${call.value.name}) has no result ${where}`, {
         toolCallId: pair.id,
       }),
     );
@@ -45,7 +56,7 @@ export function checkConsumedResultDropped(a: RewriteAnalysis): Finding[] {
     const consumed = a.before.pairs.get(pair.id)?.results.find((r) => r.message < a.rewrite.before.boundary);
     if (!consumed) continue;
     findings.push(
-      finding('tool-use-orphaned', firstRange(idRange(pair.call.value), rewriteRange(a.rewrite)), `Tool call ${idText(pair.id)} (${pair.call.value.name}) was kept but its consumed result was dropped`, {
+      ruleFinding(meta, firstRange(idRange(pair.call.value), rewriteRange(a.rewrite)), `Tool call ${idText(pair.id)} (${pair.call.value.name}) was kept but its consumed result was dropped`, {
         toolCallId: pair.id,
         related: related(idRange(consumed.value), 'the dropped result', a.beforeFile),
       }),

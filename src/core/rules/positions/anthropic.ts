@@ -4,12 +4,11 @@
  * ONE user message), and `tool_result` blocks must open that user message,
  * before any text or other block.
  */
-import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
 import { idText } from '../common';
-import { judgePairs, messageLabel, misplacedFinding } from './common';
+import { judgePairs, messageLabel, misplacement, type Misplacement } from './common';
 
-export function anthropicPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
+export function anthropicPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Misplacement[] {
   const label = (index: number) => messageLabel(window, index, 'messages');
   const isNextUser = (message: number, callMessage: number) =>
     message === callMessage + 1 && window.messages[message]?.role === 'user';
@@ -26,8 +25,8 @@ export function anthropicPositions(window: ContextWindow, pairs: Map<string, Too
 }
 
 /** Results that follow text (or any other block) in their message. */
-function resultsAfterOtherBlocks(window: ContextWindow, pairs: Map<string, ToolPair>, flagged: Set<string | undefined>): Finding[] {
-  const findings: Finding[] = [];
+function resultsAfterOtherBlocks(window: ContextWindow, pairs: Map<string, ToolPair>, flagged: Set<string | undefined>): Misplacement[] {
+  const findings: Misplacement[] = [];
   window.messages.forEach((message, m) => {
     const firstOther = message.blocks.findIndex((b) => b.kind !== 'tool_result');
     if (firstOther === -1) return;
@@ -36,7 +35,7 @@ function resultsAfterOtherBlocks(window: ContextWindow, pairs: Map<string, ToolP
       const pair = pairs.get(block.callId);
       if (!pair?.call) return; // an orphan is tool-result-orphaned's business
       const text = `Tool result ${idText(block.callId)} follows other content in ${messageLabel(window, m, 'messages')}: Anthropic requires tool_result blocks to open the user message, before any text`;
-      findings.push(misplacedFinding(window, pair, { message: m, block: b, value: block }, text));
+      findings.push(misplacement(window, pair, { message: m, block: b, value: block }, text));
     });
   });
   return findings;

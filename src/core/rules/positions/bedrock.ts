@@ -6,12 +6,11 @@
  * `toolResult` blocks appear, is reported by the Bedrock adapter as
  * `schema-dropped`, since it is about the registry, not positions.)
  */
-import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
 import { idText } from '../common';
-import { judgePairs, ordinal } from './common';
+import { judgePairs, ordinal, type Misplacement } from './common';
 
-export function bedrockPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
+export function bedrockPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Misplacement[] {
   return judgePairs(
     window,
     pairs,

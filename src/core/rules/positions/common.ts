@@ -1,7 +1,10 @@
 /** Shared by the provider position modules of `tool-result-misplaced`. */
-import { finding, type Finding } from '../../findings';
+import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
 import { firstRange, idRange, idText, related } from '../common';
+
+/** A misplaced result as a position module reports it; `tool-result-misplaced` makes it a finding. */
+export type Misplacement = Omit<Finding, 'rule' | 'severity'>;
 
 /** A pair's result, as `toolPairs` indexes it. */
 export type PairResult = ToolPair['results'][number];
@@ -23,22 +26,24 @@ export function judgePairs(
   pairs: Map<string, ToolPair>,
   isPlaced: (pair: PlacedPair, result: PairResult) => boolean,
   why: (pair: PlacedPair, result: PairResult) => string,
-): Finding[] {
-  const findings: Finding[] = [];
+): Misplacement[] {
+  const findings: Misplacement[] = [];
   for (const pair of placedPairs(pairs)) {
     if (pair.results.some((result) => isPlaced(pair, result))) continue;
     const result = pair.results[0];
-    if (result) findings.push(misplacedFinding(window, pair, result, why(pair, result)));
+    if (result) findings.push(misplacement(window, pair, result, why(pair, result)));
   }
   return findings;
 }
 
-export function misplacedFinding(window: ContextWindow, pair: PlacedPair | ToolPair, result: PairResult, message: string): Finding {
+export function misplacement(window: ContextWindow, pair: PlacedPair | ToolPair, result: PairResult, message: string): Misplacement {
   const call = pair.call?.value;
-  return finding('tool-result-misplaced', firstRange(idRange(result.value), window.messages[result.message]?.source, window.source), message, {
+  return {
+    message,
+    range: firstRange(idRange(result.value), window.messages[result.message]?.source, window.source),
     toolCallId: pair.id,
     related: related(call?.source, `the call ${idText(pair.id)}`),
-  });
+  };
 }
 
 /**

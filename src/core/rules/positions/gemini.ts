@@ -7,9 +7,8 @@
  * so three user contents with one response each answer three parallel calls.
  * A response must not sit in a model turn. Messages name `contents[i]`.
  */
-import { finding, type Finding } from '../../findings';
 import type { ContextWindow, Message, ToolPair } from '../../model';
-import { judgePairs, messageLabel, misplacedFinding, placedPairs } from './common';
+import { judgePairs, messageLabel, misplacement, placedPairs, type Misplacement } from './common';
 import { idText } from '../common';
 
 /** A run of consecutive messages of one role: one turn as Gemini reads it. */
@@ -19,7 +18,7 @@ interface Turn {
   readonly role: Message['role'];
 }
 
-export function geminiPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
+export function geminiPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Misplacement[] {
   const turns = mergedTurns(window);
   const turnOf = (message: number) => turns.findIndex((t) => t.first <= message && message <= t.last);
   const label = (turn: Turn | undefined) => (turn ? turnLabel(window, turn) : 'the end of the request');
@@ -51,20 +50,20 @@ function turnLabel(window: ContextWindow, turn: Turn): string {
 }
 
 /** Responses written into a model turn (a known client bug): misplaced even when the turn follows its calls. */
-function responsesInModelTurns(window: ContextWindow, pairs: Map<string, ToolPair>, flagged: Set<string | undefined>): Finding[] {
-  const out: Finding[] = [];
+function responsesInModelTurns(window: ContextWindow, pairs: Map<string, ToolPair>, flagged: Set<string | undefined>): Misplacement[] {
+  const out: Misplacement[] = [];
   for (const pair of placedPairs(pairs)) {
     const result = pair.results[0];
     if (!result || flagged.has(pair.id) || window.messages[result.message]?.role !== 'assistant') continue;
     const where = messageLabel(window, result.message, 'contents');
-    out.push(misplacedFinding(window, pair, result, `functionResponse for the call ${idText(pair.id)} sits in a model turn (${where}); Gemini requires responses in the user turn after the calls`));
+    out.push(misplacement(window, pair, result, `functionResponse for the call ${idText(pair.id)} sits in a model turn (${where}); Gemini requires responses in the user turn after the calls`));
   }
   return out;
 }
 
 /** A model turn with N calls followed by a turn with M ≠ N responses. */
-function countMismatches(window: ContextWindow, turns: readonly Turn[]): Finding[] {
-  const out: Finding[] = [];
+function countMismatches(window: ContextWindow, turns: readonly Turn[]): Misplacement[] {
+  const out: Misplacement[] = [];
   turns.forEach((turn, t) => {
     const calls = count(window, turn, 'tool_call');
     const next = turns[t + 1];
@@ -72,13 +71,10 @@ function countMismatches(window: ContextWindow, turns: readonly Turn[]): Finding
     const responses = count(window, next, 'tool_result');
     if (responses === 0 || responses === calls) return;
     const range = window.messages[next.first]?.source ?? window.messages[turn.first]?.source ?? window.source ?? { start: 0, end: 0 };
-    out.push(
-      finding(
-        'tool-result-misplaced',
-        range,
-        `${turnLabel(window, turn)} makes ${calls} functionCall part(s) but ${turnLabel(window, next)} answers with ${responses} functionResponse part(s); Gemini requires equal counts in the turn right after`,
-      ),
-    );
+    out.push({
+      range,
+      message: `${turnLabel(window, turn)} makes ${calls} functionCall part(s) but ${turnLabel(window, next)} answers with ${responses} functionResponse part(s); Gemini requires equal counts in the turn right after`,
+    });
   });
   return out;
 }

@@ -3,12 +3,11 @@
  * assistant message's `tool_calls` must follow it directly, as one contiguous
  * run of tool messages (no user, system or assistant message in between).
  */
-import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
 import { idText } from '../common';
-import { judgePairs, messageLabel } from './common';
+import { judgePairs, messageLabel, type Misplacement } from './common';
 
-export function openaiChatPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
+export function openaiChatPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Misplacement[] {
   const contiguous = (from: number, to: number) => {
     if (to <= from) return false;
     for (let m = from + 1; m <= to; m++) if (window.messages[m]?.role !== 'tool') return false;

@@ -2,12 +2,11 @@
  * OpenAI Responses positions: a `function_call_output` (any `*_call_output`)
  * must come after the `function_call` item with its `call_id`.
  */
-import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
 import { idText } from '../common';
-import { judgePairs, messageLabel } from './common';
+import { judgePairs, messageLabel, type Misplacement } from './common';
 
-export function openaiResponsesPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Finding[] {
+export function openaiResponsesPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Misplacement[] {
   return judgePairs(
     window,
     pairs,

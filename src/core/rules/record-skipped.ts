@@ -1,0 +1,17 @@
+/**
+ * record-skipped — a reader's rule, not a window check: a record or part the
+ * reader does not know (a Claude Code line type, a native event, a request-log
+ * record without a request), skipped and said so, so nothing is dropped
+ * silently. Emitted by the readers (`formats/common.ts` `skipped`, the native
+ * and request-log readers) and by `check.ts` when a reader stops.
+ */
+import { defineRule } from './rule';
+
+export const meta = defineRule({
+  id: 'record-skipped',
+  severity: 'info',
+  decides: 'none',
+  title: 'A record of an unknown type was skipped',
+  protects: 'every line is checked',
+  fixes: [],
+});
