@@ -11,14 +11,22 @@
  * system message differs from the previous generation's starts a new
  * conversation (another agent in the same trace), not a step.
  * `gen_ai.conversation.id` is recorded as server-side state. See
- * `otel/messages.ts` for the message shapes.
+ * `otel/messages.ts` for the message shapes; an input that is a Gemini
+ * request (`{model, config, contents}`, as the google-genai instrumentations
+ * log it) is read with the Gemini reader, ids and positions as Gemini pairs them.
+ *
+ * Unknown is not empty: a generation whose input is no request (null, as
+ * status events such as `chat.success` record it, or a plain string) is
+ * skipped, and one that records no tool list keeps the registry of the
+ * generation before it; both are said in an info finding (`record-skipped`).
  */
 import { finding } from '../findings';
-import { parseJson, prop, type JsonNode } from '../json/parse';
+import { parseJson, prop, type JsonNode, type JsonObject } from '../json/parse';
 import type { ContextWindow, Message, ServerState } from '../model';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
+import { readGeminiRequest, readGeminiResponse } from './gemini';
 import { readResponsesOutput } from './openai-responses';
-import { isMessageList, readMessageList, readOpenInference, readTools } from './otel/messages';
+import { isLangChainMessage, isMessageList, readMessageList, readOpenInference, readTools } from './otel/messages';
 import { asArray, asString, rangeOf } from '../json/nodes';
 import { findingEvent, headMatches } from './common';
 
@@ -37,6 +45,10 @@ interface Generation {
   readonly system?: string;
   readonly startTime: string;
   readonly order: number;
+  /** False when the observation records no tool list: the registry is unknown, not empty. */
+  readonly toolsKnown: boolean;
+  /** Why the observation is not a request, when it is not one. */
+  readonly notRequest?: string;
 }
 
 function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
@@ -55,7 +67,16 @@ function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
     .sort((a, b) => (a.startTime < b.startTime ? -1 : a.startTime > b.startTime ? 1 : a.order - b.order));
   if (generations.length === 0) yield { kind: 'window', window: emptyWindow() };
   let previous: Generation | undefined;
-  for (const generation of generations) {
+  for (const read of generations) {
+    if (read.notRequest) {
+      yield findingEvent(finding('record-skipped', read.window.source ?? NOWHERE, `Generation ${read.order + 1} skipped: its input is ${read.notRequest}, not a request; nothing is known of its context, so it is not compared`));
+      continue;
+    }
+    const generation = previous && !read.toolsKnown && previous.window.tools.length > 0 ? carryTools(read, previous) : read;
+    if (generation !== read) {
+      const n = generation.window.tools.length;
+      yield findingEvent(finding('record-skipped', read.window.source ?? NOWHERE, `Generation ${read.order + 1} records no tool list: unknown, not empty, so the ${n} tool${n === 1 ? '' : 's'} of the generation before it ${n === 1 ? 'is' : 'are'} carried forward`));
+    }
     if (previous && sameConversation(previous, generation)) {
       const consumed = [...previous.window.messages, ...previous.output];
       const before: ContextWindow = { ...previous.window, messages: consumed, boundary: consumed.length };
@@ -66,10 +87,21 @@ function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
   }
 }
 
+const NOWHERE = { start: 0, end: 0 };
+
+function carryTools(generation: Generation, previous: Generation): Generation {
+  const { tools, toolsSource } = previous.window;
+  return { ...generation, window: { ...generation.window, tools, ...(toolsSource && { toolsSource }) } };
+}
+
 function readGeneration(observation: JsonNode, order: number): Generation {
   const attributes = prop(prop(observation, 'metadata'), 'attributes');
-  const inputNode = firstMessageList(prop(observation, 'input'), prop(attributes, 'gen_ai.input.messages'), prop(attributes, 'input.value'));
+  const rawInput = embedded(prop(observation, 'input'));
   const outputNode = embedded(prop(observation, 'output')) ?? embedded(prop(attributes, 'gen_ai.output.messages')) ?? embedded(prop(attributes, 'output.value'));
+  const common = { startTime: asString(prop(observation, 'startTime'))?.value ?? '', order };
+  const gemini = geminiRequest(rawInput);
+  if (gemini) return geminiGeneration(observation, gemini, outputNode, attributes, common);
+  const inputNode = firstMessageList(rawInput, prop(attributes, 'gen_ai.input.messages'), prop(attributes, 'input.value'));
   const listed = isMessageList(inputNode) ? readMessageList(inputNode) : isMessageList(prop(inputNode, 'messages')) ? readMessageList(asArray(prop(inputNode, 'messages'))!) : undefined;
   const input = listed ?? readOpenInference(attributes, 'input');
   const instructions = asString(prop(outputNode, 'instructions'));
@@ -77,9 +109,10 @@ function readGeneration(observation: JsonNode, order: number): Generation {
     instructions && !input.some((m) => m.role === 'system')
       ? [{ role: 'system', blocks: [{ kind: 'text', text: instructions.value, source: rangeOf(instructions) }], source: rangeOf(instructions) }, ...input]
       : input;
+  const tools = readTools(attributes, outputNode);
   const window: ContextWindow = {
     format: 'otel',
-    tools: readTools(attributes, outputNode),
+    tools,
     messages,
     boundary: messages.length,
     live: false,
@@ -87,7 +120,29 @@ function readGeneration(observation: JsonNode, order: number): Generation {
     source: rangeOf(observation),
     messagesSource: rangeOf(asArray(inputNode)),
   };
-  return { window, output: readOutput(outputNode, attributes), system: systemText(messages), startTime: asString(prop(observation, 'startTime'))?.value ?? '', order };
+  const notRequest = input.length === 0 ? notARequest(rawInput) : undefined;
+  return { ...common, window, output: readOutput(outputNode, attributes), system: systemText(messages), toolsKnown: tools.length > 0, ...(notRequest && { notRequest }) };
+}
+
+/** What an input with no messages is, for the info finding. */
+function notARequest(input: JsonNode | undefined): string {
+  if (input === undefined) return 'missing';
+  if (input.type === 'string') return 'a plain string';
+  return input.type === 'null' ? 'null' : `a${input.type === 'object' || input.type === 'array' ? 'n' : ''} ${input.type} with no messages`;
+}
+
+/** A Gemini request as the google-genai instrumentations log it: `{model, config: {system_instruction, tools}, contents}`, config keys lifted. */
+function geminiRequest(input: JsonNode | undefined): JsonObject | undefined {
+  if (input?.type !== 'object' || !asArray(prop(input, 'contents'))) return undefined;
+  const config = prop(input, 'config');
+  return config?.type === 'object' ? { ...input, properties: [...input.properties, ...config.properties] } : input;
+}
+
+function geminiGeneration(observation: JsonNode, body: JsonObject, output: JsonNode | undefined, attributes: JsonNode | undefined, common: { startTime: string; order: number }): Generation {
+  const { window } = readGeminiRequest(body);
+  const turns = asArray(prop(body, 'contents'))?.items.length ?? 0;
+  const answer = asArray(prop(output, 'candidates')) ? readGeminiResponse(output, turns) : readOutput(output, attributes);
+  return { ...common, window: { ...window, source: rangeOf(observation) }, output: answer, system: systemText(window.messages), toolsKnown: window.tools.length > 0 };
 }
 
 /** The first candidate that is (or holds, as a JSON string) a message list, or `{messages: […]}`. */
@@ -129,7 +184,7 @@ function readOutput(output: JsonNode | undefined, attributes: JsonNode | undefin
   const choice = asArray(prop(output, 'choices'))?.items[0];
   const message = prop(choice, 'message');
   if (message?.type === 'object') return readMessageList({ type: 'array', start: -1, end: -1, items: [message] });
-  if (output?.type === 'object' && prop(output, 'role') !== undefined) return readMessageList({ type: 'array', start: -1, end: -1, items: [output] });
+  if (output?.type === 'object' && (prop(output, 'role') !== undefined || isLangChainMessage(output))) return readMessageList({ type: 'array', start: -1, end: -1, items: [output] });
   return readOpenInference(attributes, 'output');
 }
 

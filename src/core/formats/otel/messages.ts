@@ -9,11 +9,16 @@
  *   API): the last string, the call id, is the pairing key.
  * - OpenAI Responses input items and Chat Completions messages, as frameworks
  *   log their raw requests (read by those formats' own readers).
+ * - LangChain message dicts (Langfuse's LangChain integration): Chat-like,
+ *   with the calls in `tool_calls` (LangChain's `{name, args, id}`, or
+ *   OpenAI's shape) and/or `additional_kwargs.tool_calls` (OpenAI's shape, the
+ *   only place older integrations keep them); the role may be a LangChain
+ *   `type` (`ai`, `human`, `tool`).
  * - OpenInference flattened attributes (`llm.input_messages.<i>.message.*`),
  *   used when the observation has no message list of its own.
  */
 import { prop, type JsonArray, type JsonNode } from '../../json/parse';
-import type { Block, Message, ToolSchema } from '../../model';
+import type { Block, Message, ToolCall, ToolSchema } from '../../model';
 import { readChatMessage } from '../openai-chat';
 import { readItem } from '../openai-responses';
 import { asArray, asString, rangeOf } from '../../json/nodes';
@@ -26,8 +31,44 @@ export function readMessageList(list: JsonArray): Message[] {
 
 function readAnyMessage(node: JsonNode, container: JsonArray): Message {
   if (asArray(prop(node, 'parts'))) return readSemconvMessage(node, container);
+  if (isLangChainMessage(node)) return readLangChainMessage(node, container);
   if (prop(node, 'tool_calls') !== undefined || prop(node, 'tool_call_id') !== undefined) return readChatMessage(node, container);
   return readItem(node, container);
+}
+
+/** A LangChain message dict: `additional_kwargs`, or calls in LangChain's own `{name, args}` shape. */
+export function isLangChainMessage(node: JsonNode | undefined): boolean {
+  if (node?.type !== 'object') return false;
+  if (prop(node, 'additional_kwargs') !== undefined) return true;
+  return (asArray(prop(node, 'tool_calls'))?.items ?? []).some((call) => prop(call, 'args') !== undefined);
+}
+
+/** Read as a Chat message (content, tool result, other keys opaque), with the calls from wherever LangChain put them. */
+function readLangChainMessage(node: JsonNode, container: JsonArray): Message {
+  const role = asString(prop(node, 'role'))?.value ?? LANGCHAIN_TYPES[asString(prop(node, 'type'))?.value ?? ''];
+  const chat = readChatMessage(node, container);
+  const base = { ...chat, role: neutralRole(role, 'user') };
+  if (role === 'tool' && chat.role !== 'tool') {
+    const id = asString(prop(node, 'tool_call_id'));
+    return { ...base, blocks: [{ kind: 'tool_result', callId: id?.value ?? '', content: prop(node, 'content'), source: rangeOf(node), idSource: rangeOf(id) }] };
+  }
+  const calls = langChainCalls(node);
+  if (calls.length === 0) return base;
+  return { ...base, blocks: [...chat.blocks.filter((b) => b.kind !== 'tool_call'), ...calls] };
+}
+
+const LANGCHAIN_TYPES: Record<string, string> = { ai: 'assistant', human: 'user', system: 'system', tool: 'tool', function: 'tool' };
+
+/** `tool_calls` when it holds any, else `additional_kwargs.tool_calls`: two copies of the same calls, read once. */
+function langChainCalls(node: JsonNode): ToolCall[] {
+  const top = asArray(prop(node, 'tool_calls'));
+  const list = top && top.items.length > 0 ? top : asArray(prop(prop(node, 'additional_kwargs'), 'tool_calls'));
+  return (list?.items ?? []).map((call): ToolCall => {
+    const id = asString(prop(call, 'id'));
+    const fn = prop(call, 'function');
+    const name = asString(prop(fn ?? call, 'name'));
+    return { kind: 'tool_call', id: id?.value ?? '', name: name?.value ?? '', input: prop(fn, 'arguments') ?? prop(call, 'args'), source: rangeOf(call), idSource: rangeOf(id), container: rangeOf(list) };
+  });
 }
 
 /** True when a node looks like a list of messages of any known shape. */

@@ -1,0 +1,83 @@
+/**
+ * Shapes seen in real Langfuse / OpenTelemetry exports that once gave wrong
+ * verdicts (issue 10), each in a fixture written here reproducing it:
+ * LangChain message dicts (calls in `additional_kwargs.tool_calls`),
+ * OpenInference observations whose input is a Gemini request, and
+ * observations that are not requests (input null, a plain string, no tool list).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkTranscript } from '../../src/core/check';
+import { otelAdapter } from '../../src/core/formats/otel';
+import { inputFromFile, inputFromText } from '../../src/core/io';
+import type { ToolCall } from '../../src/core/model';
+import { fileText, fixture, readWith, textAt, unpaired } from './wild-helpers';
+
+const OPTIONS = { tokens: false } as const;
+const LANGCHAIN = fixture('otel', 'langchain-additional-kwargs.json');
+const LANGCHAIN_BOTH = fixture('otel', 'langchain-both-copies.json');
+const GEMINI_INPUT = fixture('otel', 'openinference-gemini-input.json');
+const NOT_REQUESTS = fixture('otel', 'status-events-and-string-input.json');
+
+const verdict = (file: string, text?: string) => {
+  const report = checkTranscript(text === undefined ? inputFromFile(file) : inputFromText(file, text), OPTIONS);
+  return { decisions: report.steps.map((s) => s.decision), rules: report.findings.map((f) => `${f.severity} ${f.rule}`), report };
+};
+
+describe('otel: LangChain message dicts (Langfuse LangChain integration)', () => {
+  it('reads the calls kept only in additional_kwargs.tool_calls: the tool message pairs, patch, no finding', () => {
+    assert.deepEqual(verdict(LANGCHAIN).rules, []);
+    assert.deepEqual(verdict(LANGCHAIN).decisions, ['patch']);
+    const final = readWith(otelAdapter, LANGCHAIN).final;
+    const call = final.messages[2]!.blocks.find((b): b is ToolCall => b.kind === 'tool_call')!;
+    assert.deepEqual([call.id, call.name], ['call_Wx81', 'get_weather']);
+    assert.equal(textAt(LANGCHAIN, call.idSource), '"call_Wx81"');
+    assert.deepEqual(unpaired(final), { calls: [], results: [] });
+  });
+
+  it('reads LangChain\'s own {name, args, id} calls once, not twice, when additional_kwargs holds the OpenAI copy', () => {
+    const final = readWith(otelAdapter, LANGCHAIN_BOTH).final;
+    const calls = final.messages[2]!.blocks.filter((b): b is ToolCall => b.kind === 'tool_call');
+    assert.deepEqual(calls.map((c) => [c.id, c.name, c.input?.type]), [['call_Wx81', 'get_weather', 'object']]);
+    assert.deepEqual(verdict(LANGCHAIN_BOTH).rules, []);
+  });
+});
+
+describe('otel: an observation whose input is a Gemini request', () => {
+  it('is read with the Gemini reader (config.tools, pairing by name and position): patch, no orphan with an empty id', () => {
+    const { decisions, rules } = verdict(GEMINI_INPUT);
+    assert.deepEqual(rules, []);
+    assert.deepEqual(decisions, ['patch']);
+    const final = readWith(otelAdapter, GEMINI_INPUT).final;
+    assert.deepEqual(final.tools.map((t) => t.name), ['get_weather']);
+    assert.deepEqual(final.messages.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+    assert.deepEqual(unpaired(final), { calls: [], results: [] });
+  });
+});
+
+describe('otel: an observation that is not a request is not a rewrite', () => {
+  it('status events with input null and a plain-string input are skipped, each said in an info finding', () => {
+    const { decisions, report } = verdict(NOT_REQUESTS);
+    assert.deepEqual(decisions, ['patch']);
+    assert.deepEqual(
+      report.findings.map((f) => [f.severity, f.rule, /Generation (\d) skipped: its input is (null|a plain string)/.exec(f.message)?.slice(1)]),
+      [
+        ['info', 'record-skipped', ['2', 'null']],
+        ['info', 'record-skipped', ['4', 'null']],
+        ['info', 'record-skipped', ['5', 'a plain string']],
+      ],
+    );
+    assert.match(textAt(NOT_REQUESTS, report.findings[0]!.range), /^\{\s*"id": "obs-2"/);
+  });
+
+  it('a generation that records no tool list keeps the registry before it (unknown, not empty), said in an info finding', () => {
+    const data = JSON.parse(fileText(NOT_REQUESTS)) as { observations: { metadata: { attributes: Record<string, unknown> } }[] };
+    data.observations[2]!.metadata.attributes = {};
+    const { decisions, report } = verdict('no-tools.json', JSON.stringify(data, null, 1));
+    assert.deepEqual(decisions, ['patch']);
+    const carried = report.findings.filter((f) => /records no tool list/.test(f.message));
+    assert.deepEqual(carried.map((f) => [f.severity, f.rule]), [['info', 'record-skipped']]);
+    assert.match(carried[0]!.message, /^Generation 3 records no tool list: unknown, not empty, so the 1 tool of the generation before it is carried forward$/);
+    assert.ok(!report.findings.some((f) => f.rule === 'schema-dropped' || f.rule === 'prefix-mutated'));
+  });
+});
