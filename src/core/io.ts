@@ -105,7 +105,7 @@ export function* linesFromChunks(chunks: Iterable<string>): Generator<SourceLine
     if (from < chunk.length) pieces.push(chunk.slice(from));
     chunkOffset += chunk.length;
   }
-  if (pieces.length) yield makeLine(pieces, lineOffset, index);
+  if (pieces.length) yield { ...makeLine(pieces, lineOffset, index), unterminated: true };
 }
 
 function makeLine(pieces: string[], offset: number, index: number): SourceLine {

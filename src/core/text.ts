@@ -20,6 +20,8 @@ export interface SourceLine {
   readonly offset: number;
   /** 0-based line number. */
   readonly index: number;
+  /** True on a last line with no line end after it: possibly still being written. */
+  readonly unterminated?: true;
 }
 
 /** Maps offsets to line/column. Built once per text, or fed line by line while streaming. */
@@ -72,7 +74,8 @@ export function* splitLines(text: string): Generator<SourceLine> {
     const end = nl === -1 ? text.length : nl;
     const contentEnd = end > offset && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
     if (nl === -1 && offset === text.length) return;
-    yield { text: text.slice(offset, contentEnd), offset, index };
+    const line: SourceLine = { text: text.slice(offset, contentEnd), offset, index };
+    yield nl === -1 ? { ...line, unterminated: true } : line;
     if (nl === -1) return;
     offset = nl + 1;
     index++;

@@ -27,14 +27,28 @@ export function invalidJson(message: string, offset: number, limit: number, wher
   return finding('invalid-json', { start, end: Math.min(start + 1, limit) }, `${where}${message}`);
 }
 
-/** Parses every non-blank line of a JSONL input; bad lines become `invalid-json` findings. */
+/**
+ * The finding for a last line with no line end that does not parse: a log
+ * still being written, not a broken one. Info, on the whole line; the line is
+ * read again when it completes.
+ */
+export function incompleteLine(line: SourceLine): Finding {
+  return finding(
+    'invalid-json',
+    lineRange(line),
+    `Line ${line.index + 1} is incomplete: the last line has no line end yet and does not parse (a log still being written); it is read when it completes`,
+    { severity: 'info' },
+  );
+}
+
+/** Parses every non-blank line of a JSONL input; bad lines become `invalid-json` findings (an unfinished last line, info). */
 export function* parseJsonLines(input: TranscriptInput): Generator<ParsedLine> {
   for (const line of input.lines()) {
     if (line.text.trim() === '') continue;
     const parsed = parseJson(line.text, line.offset);
     const range = lineRange(line);
     if (parsed.ok) yield { ok: true, node: parsed.node, line, range };
-    else yield { ok: false, line, finding: invalidJson(parsed.error.message, parsed.error.offset, range.end) };
+    else yield { ok: false, line, finding: line.unterminated ? incompleteLine(line) : invalidJson(parsed.error.message, parsed.error.offset, range.end) };
   }
 }
 

@@ -14,6 +14,7 @@ import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcr
 import { rangeOf } from '../json/nodes';
 import { parseMessages, type SkipSink } from './native-parse';
 import { proposalWindow, readWindowFields, withHistory } from './native-object';
+import { incompleteLine } from './common';
 
 export { windowFromObject } from './native-object';
 
@@ -47,7 +48,7 @@ function* readTrace(input: TranscriptInput): Generator<TranscriptEvent> {
     const parsed = parseJson(line.text, line.offset);
     if (!parsed.ok) {
       const at = parsed.error.offset;
-      yield { kind: 'finding', finding: invalidJson(at, line, parsed.error.message) };
+      yield { kind: 'finding', finding: line.unterminated ? incompleteLine(line) : invalidJson(at, line, parsed.error.message) };
       continue;
     }
     const findings: Finding[] = [];

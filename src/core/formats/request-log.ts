@@ -32,6 +32,7 @@ import type { ContextWindow, FormatId, Message } from '../model';
 import type { SourceLine, SourceRange } from '../text';
 import type { TranscriptEvent, TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
+import { incompleteLine } from './common';
 
 /** A request body read into a window. */
 export interface ParsedRequest {
@@ -251,7 +252,7 @@ function parsedLine(line: SourceLine, ordinal: number, from: CarrySource | undef
   const base = line.offset + bom;
   const plan = planCarry(from, text);
   const parsed = parseJson(text, base, plan?.skip);
-  if (!parsed.ok) return { finding: invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
+  if (!parsed.ok) return { finding: line.unterminated ? incompleteLine(line) : invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
   const carried = plan && from && parsed.skippedIn && { plan, array: parsed.skippedIn, from };
   return { record: { node: parsed.node, range, ordinal, line: { text, base, source: line }, ...(carried && { carried }) } };
 }
