@@ -1,7 +1,7 @@
 /**
- * `npm start`: the Prefix Lens demo in a real VS Code. Installs code-server
- * once (cached in .vscode-test/code-server/, ~2 minutes the first time),
- * starts it, loads the extension from source (development mode) and opens
+ * `npm start`: the Prefix Lens demo in a real VS Code. Installs what is
+ * missing first (scripts/preflight.ts: system packages, then code-server into
+ * ~/.cache/prefix-lens/, ~2 minutes the first time), starts code-server, loads the extension from source (development mode) and opens
  * `examples/` with the seed incident transcript, then prints the URL.
  *
  *   npm start                       # serve until Ctrl+C
@@ -10,7 +10,8 @@
  */
 import { join, resolve } from 'node:path';
 import { launchChromium, newWorkbenchPage } from './vscode/browser';
-import { ensureCodeServer, ensureDir, REPO_ROOT, startCodeServer, workbenchUrl, type RunningCodeServer } from './vscode/codeServer';
+import { preflight } from './preflight';
+import { ensureDir, REPO_ROOT, startCodeServer, workbenchUrl, type RunningCodeServer } from './vscode/codeServer';
 
 interface StartArgs {
   readonly screenshot?: string;
@@ -46,7 +47,7 @@ async function takeScreenshot(server: RunningCodeServer, url: string, file: stri
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  ensureCodeServer((line) => console.log(line));
+  if (!preflight(args.screenshot ? ['browser', 'code-server'] : ['code-server'])) process.exit(1);
   const server = await startCodeServer({ ...(args.port !== undefined && { port: args.port }) });
   const stop = async () => {
     await server.stop();

@@ -1,23 +1,27 @@
 /**
  * code-server 4.100.3 (= VS Code 1.100.3) as a real VS Code for this project's
- * tests and `npm start`, offline: installed once into `.vscode-test/code-server/`
- * (cached), started on a free 127.0.0.1 port with a fresh user-data-dir, and
+ * tests and `npm start`, offline: installed once per machine into the user's cache
+ * (`~/.cache/prefix-lens/code-server-4.100.3`), started on a free 127.0.0.1 port with a fresh user-data-dir, and
  * stopped by killing its whole process group. See docs/real-vscode-offline.md.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 /**
- * Where code-server is installed: `.vscode-test/code-server/` in the clone, or
- * `PREFIX_LENS_CODE_SERVER_DIR` (CI points it at a machine-wide cache so a
- * clean clone skips the ~2 minute install).
+ * Where code-server is installed: `PREFIX_LENS_CODE_SERVER_DIR`, else
+ * `$XDG_CACHE_HOME/prefix-lens/code-server-4.100.3` (`~/.cache/...`), outside the
+ * clone like Playwright's browser cache, so every clone and CI run on a machine
+ * pays the ~2 minute install once.
  */
-export const INSTALL_DIR = resolve(process.env.PREFIX_LENS_CODE_SERVER_DIR ?? join(REPO_ROOT, '.vscode-test', 'code-server'));
+export const INSTALL_DIR = resolve(
+  process.env.PREFIX_LENS_CODE_SERVER_DIR ||
+    join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'prefix-lens', `code-server-${CODE_SERVER_VERSION}`),
+);
 export const CODE_SERVER_BIN = join(INSTALL_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 export const CHROMIUM = process.env.PREFIX_LENS_CHROMIUM ?? '/usr/bin/chromium';
 const HOST = '127.0.0.1';
@@ -38,6 +42,28 @@ export const QUIET_SETTINGS: Readonly<Record<string, unknown>> = {
   'workbench.enableExperiments': false,
 };
 
+/** The executable `name` on `path` (a PATH-style list), if any. */
+export function findExecutable(name: string, path = process.env.PATH ?? ''): string | undefined {
+  return path
+    .split(delimiter)
+    .filter((dir) => dir !== '')
+    .map((dir) => join(dir, name))
+    .find(isExecutable);
+}
+
+export function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function isCodeServerInstalled(): boolean {
+  return installedVersion() === CODE_SERVER_VERSION;
+}
+
 function installedVersion(): string | undefined {
   const manifest = join(INSTALL_DIR, 'node_modules', 'code-server', 'package.json');
   if (!existsSync(manifest) || !existsSync(CODE_SERVER_BIN)) return undefined;
@@ -49,8 +75,8 @@ function installedVersion(): string | undefined {
  * this cache, so a tarball of Debian's `rg` lets it install offline.
  */
 export function prefillRipgrepCache(): void {
-  const rg = ['/usr/bin/rg', '/usr/local/bin/rg'].find((p) => existsSync(p));
-  if (!rg) throw new Error('ripgrep is missing: apt-get install -y ripgrep');
+  const rg = findExecutable('rg');
+  if (!rg) throw new Error('ripgrep is missing: apt-get install -y ripgrep (npm start and npm test install it themselves)');
   const cache = join(process.env.TMPDIR ?? tmpdir(), 'vscode-ripgrep-cache-1.15.11');
   const tarball = join(cache, 'ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz');
   if (existsSync(tarball)) return;
@@ -61,10 +87,10 @@ export function prefillRipgrepCache(): void {
   rmSync(staging, { recursive: true, force: true });
 }
 
-/** Installs code-server into `.vscode-test/code-server/` unless that version is already there. */
+/** Installs code-server into INSTALL_DIR unless that version is already there. */
 export function ensureCodeServer(log: (line: string) => void = (l) => console.error(l)): string {
-  if (installedVersion() === CODE_SERVER_VERSION) return CODE_SERVER_BIN;
-  log(`Installing code-server ${CODE_SERVER_VERSION} into ${INSTALL_DIR} (first run: about 2 minutes)…`);
+  if (isCodeServerInstalled()) return CODE_SERVER_BIN;
+  log(`Installing code-server ${CODE_SERVER_VERSION} into ${INSTALL_DIR}: the real VS Code the extension runs in (once per machine, about 2 minutes)`);
   prefillRipgrepCache();
   // Install next to the target and rename: a concurrent or interrupted install never leaves a half folder.
   const staging = `${INSTALL_DIR}.partial-${process.pid}`;

@@ -17,11 +17,11 @@ import { transcriptView, type InspectorEngine, stepDetail } from '../../src/exte
 import type { StepDetail } from '../../src/shared/protocol';
 import type { Fixture } from './stub';
 import { type ThemeName, THEMES } from './themes';
+import { CHROMIUM } from '../../scripts/vscode/codeServer';
 
 export const ROOT = join(__dirname, '..', '..');
 export const DIST = join(ROOT, 'dist', 'webview');
 export const OUTPUT = join(ROOT, 'test-output', 'webview');
-export const CHROMIUM = '/usr/bin/chromium';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript',
@@ -79,7 +79,7 @@ function serve(stub: string): Promise<Server> {
 
 export async function startHarness(): Promise<Harness> {
   if (!existsSync(join(DIST, 'inspector.js'))) throw new Error('dist/webview is not built: run `node esbuild.js` first');
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: npm run test:webview installs it`);
   mkdirSync(OUTPUT, { recursive: true });
   const server = await serve(await buildStub());
   const browser = await chromium.launch({
