@@ -149,7 +149,7 @@ function install(steps: Extract<Plan, { kind: 'install' }>, needs: readonly Need
     const run = spawnSync(command ?? '', args, { stdio: 'inherit', env: { ...process.env, PATH: machine.path } });
     if (run.status !== 0) {
       const names = missingPackages(needs, machine).map((p) => p.name).join(' ');
-      fail(`${command} failed (${run.error?.message ?? `exit ${run.status}`}). Install them, then run this again: sudo apt-get install -y ${names}`);
+      fail(`apt-get failed (${run.error?.message ?? `exit ${run.status}`}). Install them, then run this again: sudo apt-get install -y ${names}`);
       return false;
     }
   }
