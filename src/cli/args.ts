@@ -1,4 +1,5 @@
 /** Parses the `prefix-lens` command line. Never throws: a bad command line is a usage error. */
+import type { Limits } from '../core/limits';
 import type { FormatId } from '../core/model';
 
 export type OutputMode = 'plain' | 'json' | 'sarif';
@@ -10,7 +11,20 @@ export interface CheckCommand {
   /** `--against OLD`: judge each FILE as a rewrite of OLD. */
   readonly against?: string;
   readonly paths: readonly string[];
+  /** `--no-tokens`: no token counts (fastest). */
+  readonly tokens: boolean;
+  /** `--max-…` options given. */
+  readonly limits: Partial<Limits>;
 }
+
+/** The limit options (docs/limits.md). */
+const LIMIT_FLAGS: Readonly<Record<string, keyof Limits>> = {
+  '--max-file-bytes': 'maxFileBytes',
+  '--max-line-chars': 'maxLineChars',
+  '--max-decompressed-bytes': 'maxDecompressedBytes',
+  '--max-zip-entries': 'maxZipEntries',
+  '--max-findings-per-rule': 'maxFindingsPerRule',
+};
 
 export type Command =
   | CheckCommand
@@ -18,7 +32,7 @@ export type Command =
   | { readonly kind: 'version' }
   | { readonly kind: 'usage-error'; readonly message: string };
 
-export const USAGE = `Usage: prefix-lens check [--format F] [--json | --sarif] [--against OLD] FILE|DIR...
+export const USAGE = `Usage: prefix-lens check [--format F] [--json | --sarif] [--against OLD] [--no-tokens] [--max-… N] FILE|DIR...
 
 Checks agent transcripts and request logs: every rewrite of the context window
 must keep the consumed prefix byte-identical and tool call/result pairs whole.
@@ -28,18 +42,26 @@ Options:
   --json         print a JSON array, one report per file
   --sarif        print SARIF 2.1.0
   --against OLD  judge FILE as a rewrite of the snapshot OLD (one step)
+  --no-tokens    do not count tokens (no cache impact; fastest)
+  --max-file-bytes N, --max-line-chars N, --max-decompressed-bytes N,
+  --max-zip-entries N, --max-findings-per-rule N
+                 limits on what is read and listed (defaults: docs/limits.md);
+                 going past one ends that file with exit 2
   -h, --help     show this help
   -v, --version  show the version
 
 A directory means every file in it (recursively) whose format is recognised.
 Exit status: 0 no error-level finding, 1 an error-level finding, 2 a file could
-not be read or its format was not recognised (or a usage error).`;
+not be read to its end, went past a limit or its format was not recognised (or
+a usage error).`;
 
 interface Draft {
   format?: string;
   output: OutputMode;
   against?: string;
   paths: string[];
+  tokens: boolean;
+  limits: Partial<Record<keyof Limits, number>>;
 }
 
 /** Parses the arguments after `node cli.js`. `formats` are the known format ids. */
@@ -60,6 +82,8 @@ export function parseArgs(argv: readonly string[], formats: readonly string[]): 
     kind: 'check',
     output: draft.output,
     paths: draft.paths,
+    tokens: draft.tokens,
+    limits: draft.limits,
     ...(draft.format !== undefined ? { format: draft.format as FormatId } : {}),
     ...(draft.against !== undefined ? { against: draft.against } : {}),
   };
@@ -67,7 +91,7 @@ export function parseArgs(argv: readonly string[], formats: readonly string[]): 
 
 /** Returns the options of `check`, or an error message. */
 function parseCheckArgs(args: readonly string[]): Draft | string {
-  const draft: Draft = { output: 'plain', paths: [] };
+  const draft: Draft = { output: 'plain', paths: [], tokens: true, limits: {} };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     const [flag, inline] = splitInline(arg);
@@ -80,6 +104,12 @@ function parseCheckArgs(args: readonly string[]): Draft | string {
       if (value === undefined || value === '') return `${flag} needs a value`;
       if (flag === '--format') draft.format = value;
       else draft.against = value;
+    } else if (flag === '--no-tokens') {
+      draft.tokens = false;
+    } else if (LIMIT_FLAGS[flag] !== undefined) {
+      const value = inline ?? args[++i];
+      if (value === undefined || !/^\d+$/.test(value)) return `${flag} needs a whole number`;
+      draft.limits[LIMIT_FLAGS[flag]] = Number(value);
     } else if (arg === '--') {
       draft.paths.push(...args.slice(i + 1));
       break;

@@ -13,9 +13,9 @@ import type { Report } from '../core/results';
 import { checkAgainst, checkTranscript } from '../core/check';
 import { toJsonReport } from '../core/report/json';
 import { toSarif } from '../core/report/sarif';
-import { escapeControls } from '../core/text';
+import { escapeControls, LineIndex } from '../core/text';
 import { parseArgs, USAGE, type CheckCommand } from './args';
-import { expandPaths, FORMAT_IDS, openTranscript, type Located } from './files';
+import { expandPaths, FORMAT_IDS, nameOf, openTranscript, type Located } from './files';
 import { paletteFor, plainReport } from './plain';
 
 export const EXIT_OK = 0;
@@ -60,6 +60,7 @@ function runCheckCommand(command: CheckCommand): number {
     const checked = checkOne(file, command, against?.files[0]);
     if (typeof checked === 'string') outcome.troubles.push(checked);
     else outcome.reports.push(checked);
+    if (typeof checked !== 'string') outcome.troubles.push(...unfinished(checked));
   }
   for (const trouble of outcome.troubles) complain(trouble);
   printReports(outcome.reports, command);
@@ -70,15 +71,32 @@ function runCheckCommand(command: CheckCommand): number {
 
 /** Checks one file (as a rewrite of `old` when given); a string is a one-line reason it could not be checked. */
 function checkOne(file: Located, command: CheckCommand, old: Located | undefined): Report | string {
+  const options = { limits: command.limits, ...(command.tokens ? {} : { tokens: false as const }) };
   try {
-    if (!old) return checkTranscript(openTranscript(file.path), { format: file.format });
-    return checkAgainst(openTranscript(old.path), openTranscript(file.path), {
+    if (!old) return checkTranscript(openTranscript(file.path, command.limits), { ...options, format: file.format });
+    return checkAgainst(openTranscript(old.path, command.limits), openTranscript(file.path, command.limits), {
+      ...options,
       ...(command.format ? { format: command.format } : {}),
     });
   } catch (error) {
     if (process.env.PREFIX_LENS_DEBUG) process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    return `${file.path}: cannot be checked: ${oneLine(error)}`;
+    return `${nameOf(file.path)}: cannot be checked: ${oneLine(error)}`;
   }
+}
+
+/** Why a checked file has not passed whatever its findings: reading stopped, or findings went past the limit. */
+function unfinished(report: Report): string[] {
+  const out: string[] = [];
+  if (report.stopped) {
+    const { line, column } = LineIndex.fromStarts(report.lineStarts).position(report.stopped.offset);
+    out.push(`${report.file}:${line}:${column}: reading stopped, the rest was not checked: ${report.stopped.reason}`);
+  }
+  const omitted = Object.entries(report.omitted ?? {});
+  if (omitted.length > 0) {
+    const counts = omitted.map(([rule, n]) => `${n} ${rule}`).join(', ');
+    out.push(`${report.file}: more findings than the limit per rule, not listed: ${counts} (--max-findings-per-rule)`);
+  }
+  return out;
 }
 
 function printReports(reports: readonly Report[], command: CheckCommand): void {

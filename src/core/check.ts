@@ -3,12 +3,13 @@
  * checks on every window, judge every rewrite step, and collect one report.
  * Also compares two snapshots of the same session (`checkAgainst`).
  */
-import type { CheckOptions, Report, StepReport } from './results';
+import type { CheckOptions, ReadStop, Report, StepReport } from './results';
 import { createEngineContext, type EngineContext } from './context';
-import { finding, findingKey, identityKeys, type Finding, type StepVerdict } from './findings';
+import { finding, findingKey, identityKeys, type Finding, type RuleId, type StepVerdict } from './findings';
 import { adapterFor, detectFormat } from './formats/registry';
 import { boundaryPosition, byPosition, judgeRewrite, windowFindings } from './guard';
-import { headOf, inputFromText } from './io';
+import { headOf, inputFromText, lineTooLong } from './io';
+import { resolveLimits, type Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import { LineIndex } from './text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from './transcript';
@@ -52,13 +53,34 @@ interface Run {
   /** Identities of the previous window's findings: a finding that persists is not reported again. */
   previousWindow: Set<string>;
   finalWindow?: ContextWindow;
+  readonly limits: Limits;
+  /** Findings listed per rule, and those beyond the limit (counted, with the first one's range). */
+  readonly listed: Map<RuleId, number>;
+  readonly omitted: Map<RuleId, { count: number; first: Finding }>;
+  stopped?: ReadStop;
 }
 
 function report(run: Run, f: Finding): void {
+  const listed = run.listed.get(f.rule) ?? 0;
+  if (listed >= run.limits.maxFindingsPerRule) {
+    if (run.reported.has(findingKey(f))) return;
+    const omitted = run.omitted.get(f.rule);
+    if (omitted) omitted.count++;
+    else run.omitted.set(f.rule, { count: 1, first: f });
+    return;
+  }
   const key = findingKey(f);
   if (run.reported.has(key)) return;
   run.reported.add(key);
+  run.listed.set(f.rule, listed + 1);
   run.findings.push(f);
+}
+
+/** One finding per rule that went past the limit, saying how many more were not listed. */
+function omittedFindings(run: Run): Finding[] {
+  return [...run.omitted].map(([rule, { count, first }]) =>
+    finding(rule, first.range, `${count.toLocaleString('en-US')} more ${rule} findings not listed: above the limit of ${run.limits.maxFindingsPerRule} per rule (maxFindingsPerRule, docs/limits.md)`),
+  );
 }
 
 function onWindow(run: Run, window: ContextWindow): void {
@@ -95,29 +117,53 @@ function onEvent(run: Run, event: TranscriptEvent): void {
   else onWindow(run, event.window);
 }
 
-/** Wraps an input so the line starts the adapter reads are recorded for the report. */
-function trackLines(input: TranscriptInput): { input: TranscriptInput; lineStarts(): readonly number[] } {
+interface Tracked {
+  readonly input: TranscriptInput;
+  lineStarts(): readonly number[];
+  /** Offset just past the last line read. */
+  readUpTo(): number;
+}
+
+/**
+ * Wraps an input so the line starts the adapter reads are recorded for the
+ * report, and no line longer than `maxLineChars` reaches an adapter.
+ */
+function trackLines(input: TranscriptInput, limits: Limits): Tracked {
   const index = new LineIndex();
   let text: string | undefined;
   let sawLines = false;
+  let upTo = 0;
   const tracked: TranscriptInput = {
     file: input.file,
+    limits,
     *lines() {
       sawLines = true;
       for (const line of input.lines()) {
+        if (line.text.length > limits.maxLineChars) throw lineTooLong(line.index, limits.maxLineChars);
         index.addLineStart(line.offset);
+        upTo = Math.max(upTo, line.offset + line.text.length);
         yield line;
       }
     },
     text: () => (text ??= input.text()),
     bytes: () => input.bytes(),
   };
-  const lineStarts = () => (text !== undefined || !sawLines ? LineIndex.of(tracked.text()).lineStarts() : index.lineStarts());
-  return { input: tracked, lineStarts };
+  const lineStarts = () => {
+    if (text === undefined && sawLines) return index.lineStarts();
+    try {
+      return LineIndex.of(tracked.text()).lineStarts();
+    } catch {
+      return index.lineStarts();
+    }
+  };
+  return { input: tracked, lineStarts, readUpTo: () => upTo };
 }
 
-function newRun(options: CheckOptions, context?: EngineContext): Run {
+function newRun(options: CheckOptions, limits: Limits, context?: EngineContext): Run {
   return {
+    limits,
+    listed: new Map(),
+    omitted: new Map(),
     context: context ?? createEngineContext(options.tokens ?? 'o200k_base'),
     options,
     steps: [],
@@ -127,12 +173,21 @@ function newRun(options: CheckOptions, context?: EngineContext): Run {
   };
 }
 
-function readAll(run: Run, adapter: FormatAdapter, input: TranscriptInput): void {
+/**
+ * Reads every event. Adapters never throw on bad input, but a read can stop
+ * (a limit, a special file, a string too long for the runtime): the report then
+ * says where, with an error-level finding there, so a file not read to its end
+ * never passes.
+ */
+function readAll(run: Run, adapter: FormatAdapter, tracked: Tracked): void {
   try {
-    for (const event of adapter.read(input)) onEvent(run, event);
+    for (const event of adapter.read(tracked.input)) onEvent(run, event);
   } catch (error) {
-    // Adapters never throw on bad input; if one does anyway, say so rather than crash.
-    report(run, finding('record-skipped', { start: 0, end: 0 }, `The ${adapter.label} reader stopped: ${error instanceof Error ? error.message : String(error)}`));
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    const offset = tracked.readUpTo();
+    run.stopped = { reason, offset };
+    const at = { start: offset, end: offset };
+    run.findings.push(finding('record-skipped', at, `The ${adapter.label} reader stopped here: ${reason}. The rest of the file was not checked`, { severity: 'error' }));
   }
 }
 
@@ -142,8 +197,10 @@ function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly
     file,
     format,
     steps: run.steps,
-    findings: byPosition(run.findings),
+    findings: byPosition([...run.findings, ...omittedFindings(run)]),
     lineStarts,
+    ...(run.stopped && { stopped: run.stopped }),
+    ...(run.omitted.size > 0 && { omitted: Object.fromEntries([...run.omitted].map(([rule, o]) => [rule, o.count])) }),
     ...(encoding && { tokenizer: { encoding, approximate: true as const } }),
     ...(run.options.keepRewrites && run.finalWindow && { finalWindow: run.finalWindow }),
   };
@@ -165,9 +222,10 @@ export function checkTranscriptWith(adapter: FormatAdapter, input: CheckInput, o
 
 function runTranscript(source: TranscriptInput, options: CheckOptions, context?: EngineContext, reader?: FormatAdapter): { report: Report; run: Run } {
   const adapter = reader ?? resolveAdapter(source, options);
-  const run = newRun(options, context);
-  const tracked = trackLines(source);
-  readAll(run, adapter, tracked.input);
+  const limits = resolveLimits(source.limits, options.limits);
+  const run = newRun(options, limits, context);
+  const tracked = trackLines(source, limits);
+  readAll(run, adapter, tracked);
   return { report: toReport(run, source.file, adapter.id, tracked.lineStarts()), run };
 }
 
@@ -189,5 +247,7 @@ export function checkAgainst(oldInput: CheckInput, newInput: CheckInput, options
     const rewrite: Rewrite = { source: 'snapshot', before, after: newWindow, applied: true, ...(range && { range }) };
     onStep(newer.run, rewrite, older.report.file);
   }
+  // OLD not read to its end: the comparison has not passed either.
+  if (older.run.stopped && !newer.run.stopped) newer.run.stopped = { reason: `${older.report.file}: ${older.run.stopped.reason}`, offset: 0 };
   return { ...toReport(newer.run, newer.report.file, newer.report.format, newer.report.lineStarts) };
 }

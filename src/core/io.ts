@@ -4,6 +4,7 @@
  * unless an adapter asks for the whole text).
  */
 import * as fs from 'node:fs';
+import { formatBytes, LimitError, resolveLimits, type Limits } from './limits';
 import type { TranscriptInput } from './transcript';
 import { splitLines, type SourceLine } from './text';
 
@@ -32,15 +33,93 @@ export function inputFromText(file: string, withBom: string): SniffableInput {
   };
 }
 
-/** Reads a file lazily; `lines()` streams it in chunks with exact UTF-16 offsets. */
-export function inputFromFile(path: string): SniffableInput {
+/**
+ * Reads a file lazily; `lines()` streams it in chunks with exact UTF-16
+ * offsets. Only regular files are read (a FIFO, device or socket is refused
+ * before any read: it could block or never end), and every read is bounded by
+ * `limits` (file size, line length). A name that is not valid UTF-8 can be
+ * given as a Buffer; the input's `file` is then its escaped form.
+ */
+export function inputFromFile(path: string | Buffer, overrides?: Partial<Limits>): SniffableInput {
+  const limits = resolveLimits(overrides);
   return {
-    file: path,
-    lines: () => streamLines(path),
-    text: () => new TextDecoder().decode(fs.readFileSync(path)),
-    bytes: () => fs.readFileSync(path),
+    file: typeof path === 'string' ? path : displayName(path),
+    limits,
+    lines: () => streamLines(path, limits),
+    text: () => decodeWhole(readWhole(path, limits)),
+    bytes: () => readWhole(path, limits),
     head: (maxChars = HEAD_CHARS) => readHead(path, maxChars),
   };
+}
+
+/** A file name's bytes as text: valid UTF-8 decoded, any other byte shown as `\\xNN`. */
+export function displayName(bytes: Uint8Array): string {
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  let out = '';
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i] ?? 0;
+    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    const char = length > 0 && i + length <= bytes.length ? decodeOrUndefined(strict, bytes.subarray(i, i + length)) : undefined;
+    out += char ?? `\\x${lead.toString(16).padStart(2, '0')}`;
+    i += char === undefined ? 1 : length;
+  }
+  return out;
+}
+
+function decodeOrUndefined(decoder: TextDecoder, bytes: Uint8Array): string | undefined {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Opens a regular file without blocking (a FIFO without a writer would block `open`), refusing anything else. */
+function openRegular(path: string | Buffer): { fd: number; size: number } {
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  const stat = fs.fstatSync(fd);
+  if (stat.isFile()) return { fd, size: stat.size };
+  fs.closeSync(fd);
+  throw new LimitError(`not a regular file (${kindOf(stat)}): refused, it could block or never end`);
+}
+
+function kindOf(stat: fs.Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isDirectory()) return 'a directory';
+  return 'a special file';
+}
+
+function tooLarge(limits: Limits): LimitError {
+  return new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(limits.maxFileBytes)})`);
+}
+
+/** The whole file, at most `maxFileBytes`. */
+function readWhole(path: string | Buffer, limits: Limits): Uint8Array {
+  const { fd, size } = openRegular(path);
+  try {
+    if (size > limits.maxFileBytes) throw tooLarge(limits);
+    const buffer = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const n = fs.readSync(fd, buffer, read, size - read, null);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function decodeWhole(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new LimitError(`the file's text (${formatBytes(bytes.length)}) is too long for one string; only JSONL files can be this large`);
+  }
 }
 
 /** The first characters of any input: `head()` when it has one, else its first lines. */
@@ -55,8 +134,8 @@ export function headOf(input: TranscriptInput, maxChars = HEAD_CHARS): string {
   return head.slice(0, maxChars);
 }
 
-function readHead(path: string, maxChars: number): string {
-  const fd = fs.openSync(path, 'r');
+function readHead(path: string | Buffer, maxChars: number): string {
+  const { fd } = openRegular(path);
   try {
     const buffer = Buffer.alloc(Math.min(maxChars * 3, 4 * HEAD_CHARS));
     const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
@@ -66,30 +145,34 @@ function readHead(path: string, maxChars: number): string {
   }
 }
 
-function* streamLines(path: string): Generator<SourceLine> {
-  const fd = fs.openSync(path, 'r');
+function* streamLines(path: string | Buffer, limits: Limits): Generator<SourceLine> {
+  const { fd } = openRegular(path);
   try {
-    yield* linesFromChunks(readChunks(fd));
+    yield* linesFromChunks(readChunks(fd, limits), limits.maxLineChars);
   } finally {
     fs.closeSync(fd);
   }
 }
 
-function* readChunks(fd: number): Generator<string> {
+function* readChunks(fd: number, limits: Limits): Generator<string> {
   const decoder = new TextDecoder();
   const buffer = Buffer.alloc(CHUNK_BYTES);
+  let total = 0;
   for (;;) {
     const read = fs.readSync(fd, buffer, 0, buffer.length, null);
     if (read === 0) break;
+    total += read;
+    if (total > limits.maxFileBytes) throw tooLarge(limits);
     yield decoder.decode(buffer.subarray(0, read), { stream: true });
   }
   const rest = decoder.decode();
   if (rest) yield rest;
 }
 
-/** Splits decoded chunks into lines; a line spanning chunks is joined once. */
-export function* linesFromChunks(chunks: Iterable<string>): Generator<SourceLine> {
+/** Splits decoded chunks into lines; a line spanning chunks is joined once (if not longer than `maxLineChars`). */
+export function* linesFromChunks(chunks: Iterable<string>, maxLineChars = Infinity): Generator<SourceLine> {
   let pieces: string[] = [];
+  let pending = 0;
   let lineOffset = 0;
   let chunkOffset = 0;
   let index = 0;
@@ -97,12 +180,18 @@ export function* linesFromChunks(chunks: Iterable<string>): Generator<SourceLine
     let from = 0;
     for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', from)) {
       pieces.push(chunk.slice(from, nl));
+      if (pending + nl - from > maxLineChars) throw lineTooLong(index, maxLineChars);
       yield makeLine(pieces, lineOffset, index++);
       pieces = [];
+      pending = 0;
       from = nl + 1;
       lineOffset = chunkOffset + from;
     }
-    if (from < chunk.length) pieces.push(chunk.slice(from));
+    if (from < chunk.length) {
+      pieces.push(chunk.slice(from));
+      pending += chunk.length - from;
+      if (pending > maxLineChars) throw lineTooLong(index, maxLineChars);
+    }
     chunkOffset += chunk.length;
   }
   if (pieces.length) yield { ...makeLine(pieces, lineOffset, index), unterminated: true };
@@ -112,4 +201,9 @@ function makeLine(pieces: string[], offset: number, index: number): SourceLine {
   let text = pieces.length === 1 ? (pieces[0] ?? '') : pieces.join('');
   if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
   return { text, offset, index };
+}
+
+/** The error for a line longer than `maxLineChars` (`index` is 0-based). */
+export function lineTooLong(index: number, maxLineChars: number): LimitError {
+  return new LimitError(`line ${index + 1} is longer than the maxLineChars limit (${maxLineChars.toLocaleString('en-US')} characters)`);
 }

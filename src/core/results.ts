@@ -4,6 +4,7 @@
  * so results cross a worker thread or a webview message unchanged.
  */
 import type { CacheImpact, Decision, Finding, RuleId, StepVerdict } from './findings';
+import type { Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite, RewriteSource } from './model';
 import type { SourceRange } from './text';
 
@@ -16,6 +17,15 @@ export interface CheckOptions {
   readonly tokens?: TokenEncoding | false;
   /** Keep each step's before/after windows in the report (the extension needs them; the CLI does not). */
   readonly keepRewrites?: boolean;
+  /** Bounds on reading and reporting (docs/limits.md); unset ones keep their defaults. */
+  readonly limits?: Partial<Limits>;
+}
+
+/** Where and why reading stopped before the end of the file. */
+export interface ReadStop {
+  readonly reason: string;
+  /** Offset just past the last line read (0 when nothing was read). */
+  readonly offset: number;
 }
 
 /** Where the generation boundary sits in a rendered window. */
@@ -55,6 +65,10 @@ export interface Report {
   readonly lineStarts: readonly number[];
   /** The token encoding used, and that it approximates the provider's tokenizer. */
   readonly tokenizer?: { readonly encoding: TokenEncoding; readonly approximate: true };
+  /** Set when reading stopped before the end (a limit, a special file, a reader error): the file has not passed. */
+  readonly stopped?: ReadStop;
+  /** Findings not listed, per rule, beyond `limits.maxFindingsPerRule` (each such rule also has a summary finding). */
+  readonly omitted?: Readonly<Partial<Record<RuleId, number>>>;
   /** The last window of the transcript (when `keepRewrites` was set), for the inspector and fixes. */
   readonly finalWindow?: ContextWindow;
 }

@@ -5,6 +5,7 @@
  */
 import type { Finding } from './findings';
 import type { ContextWindow, FormatId, Rewrite } from './model';
+import type { Limits } from './limits';
 import type { SourceLine } from './text';
 
 export type TranscriptEvent =
@@ -18,6 +19,8 @@ export type TranscriptEvent =
 /** The file as an adapter reads it: lines for JSONL, the whole text for JSON, bytes for zips. */
 export interface TranscriptInput {
   readonly file: string;
+  /** The bounds this input was opened with (the engine applies `CheckOptions.limits` otherwise). */
+  readonly limits?: Limits;
   lines(): Iterable<SourceLine>;
   text(): string;
   bytes(): Uint8Array;

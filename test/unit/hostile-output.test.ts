@@ -115,10 +115,91 @@ describe('hostile input: SARIF URIs, BOM, ranges', () => {
   });
 
   it('locates invalid JSON at the end of the last line inside the text', () => {
-    const text = '{"type":"prefix-lens.trace","version":1}\n{"op":"append","messages":[';
+    const text = '{"type":"prefix-lens/trace","version":1}\n{"type":"append","messages":[';
     const report = checkTranscript({ file: 'end.trace.jsonl', text }, { format: 'native', tokens: false });
     const bad = report.findings.find((f) => f.rule === 'invalid-json');
     assert.ok(bad);
     assert.ok(bad.range.start <= bad.range.end && bad.range.end <= text.length, JSON.stringify(bad.range));
+  });
+});
+
+/** Runs the CLI as an unprivileged user when the tests run as root (root reads any file). */
+function cliAsUser(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const asRoot = process.getuid?.() === 0;
+  const run = spawnSync(process.execPath, [CLI, ...args], { cwd: TMP, encoding: 'utf8', env: { ...process.env, NO_COLOR: '' }, timeout: 60_000, ...(asRoot && { uid: 65534, gid: 65534 }) });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('hostile input: special files, unreadable files, any file name', () => {
+  const incident = fs.readFileSync(path.join(ROOT, 'test/fixtures/cli/incident.trace.jsonl'));
+
+  it('refuses a FIFO with no writer and a device with exit 2, without blocking or reading', () => {
+    const fifo = path.join(TMP, 'pipe.trace.jsonl');
+    spawnSync('mkfifo', [fifo]);
+    for (const [target, kind] of [[fifo, 'a FIFO'], ['/dev/zero', 'a device']] as const) {
+      for (const args of [['check', target], ['check', '--format', 'native', target]]) {
+        const run = cli(...args);
+        assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+        assert.equal(run.stderr, `prefix-lens: ${target}: cannot read (not a regular file (${kind}): refused, it could block or never end)\n`);
+      }
+    }
+  });
+
+  it('check DIR reports an unreadable file and exits 2, still checking the others', () => {
+    const dir = fs.mkdtempSync(path.join(TMP, 'walk-'));
+    fs.chmodSync(TMP, 0o755);
+    fs.chmodSync(dir, 0o755);
+    fs.writeFileSync(path.join(dir, 'a.trace.jsonl'), incident, { mode: 0o644 });
+    fs.writeFileSync(path.join(dir, 'b.trace.jsonl'), incident, { mode: 0o000 });
+    const run = cliAsUser('check', '--no-tokens', dir);
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.stderr, `prefix-lens: ${path.join(dir, 'b.trace.jsonl')}: cannot read (permission denied)\n`);
+    assert.match(run.stdout, /a\.trace\.jsonl: Format native/);
+  });
+
+  it('checks a file whose name is not valid UTF-8, in a walk and by name, showing the bad byte escaped', () => {
+    const dir = fs.mkdtempSync(path.join(TMP, 'names-'));
+    fs.writeFileSync(Buffer.concat([Buffer.from(`${dir}/bad`), Buffer.from([0xff]), Buffer.from('.trace.jsonl')]), incident);
+    const walked = cli('check', '--no-tokens', dir);
+    const named = cli('check', '--no-tokens', `${dir}/bad\ufffd.trace.jsonl`);
+    for (const run of [walked, named]) {
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stdout, /bad\\xff\.trace\.jsonl: Format native · 1 step: 0 patch, 0 defer, 1 abort/);
+    }
+  });
+});
+
+describe('hostile input: limits end a file with exit 2 and say where', () => {
+  it('a line longer than --max-line-chars stops reading: exit 2, the reason and the line, an error in the report', () => {
+    const file = path.join(TMP, 'long.trace.jsonl');
+    fs.writeFileSync(file, `{"type":"prefix-lens/trace","version":1}\n{"type":"window","tools":[],"messages":[{"role":"user","content":"${'a'.repeat(5000)}"}],"boundary":0}\n`);
+    const run = cli('check', '--no-tokens', '--max-line-chars', '1000', '--json', 'long.trace.jsonl');
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr, 'prefix-lens: long.trace.jsonl:1:41: reading stopped, the rest was not checked: line 2 is longer than the maxLineChars limit (1,000 characters)\n');
+    const [report] = JSON.parse(run.stdout) as [{ stopped: unknown; findings: { severity: string; rule: string }[] }];
+    assert.deepEqual(report.stopped, { reason: 'line 2 is longer than the maxLineChars limit (1,000 characters)', line: 1, column: 41 });
+    assert.ok(report.findings.some((f) => f.rule === 'record-skipped' && f.severity === 'error'));
+    assert.equal(cli('check', '--no-tokens', 'long.trace.jsonl').code, 0);
+  });
+
+  it('a file larger than --max-file-bytes stops with exit 2, streamed or read whole', () => {
+    fs.writeFileSync(path.join(TMP, 'big.trace.jsonl'), fs.readFileSync(path.join(ROOT, 'test/fixtures/cli/incident.trace.jsonl')));
+    const run = cli('check', '--no-tokens', '--max-file-bytes', '100', 'big.trace.jsonl');
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /big\.trace\.jsonl:1:1: reading stopped, the rest was not checked: the file is larger than the maxFileBytes limit \(100 bytes\)\n$/);
+  });
+
+  it('findings past --max-findings-per-rule are counted in one summary finding, with exit 2', () => {
+    const calls = Array.from({ length: 30 }, (_, i) => ({ role: 'tool', tool_call_id: `orphan_${i}`, content: 'x' }));
+    const text = `{"type":"prefix-lens/trace","version":1}\n${JSON.stringify({ type: 'window', tools: [], messages: [{ role: 'user', content: 'hi' }, ...calls], boundary: 0 })}\n`;
+    fs.writeFileSync(path.join(TMP, 'many.trace.jsonl'), text);
+    const run = cli('check', '--no-tokens', '--max-findings-per-rule', '5', '--json', 'many.trace.jsonl');
+    assert.equal(run.code, 2, run.stderr);
+    const [report] = JSON.parse(run.stdout) as [{ omitted: Record<string, number>; findings: { rule: string; message: string }[] }];
+    assert.deepEqual(report.omitted, { 'tool-result-orphaned': 25 });
+    const orphans = report.findings.filter((f) => f.rule === 'tool-result-orphaned');
+    assert.equal(orphans.length, 6);
+    assert.ok(orphans.some((f) => f.message.startsWith('25 more tool-result-orphaned findings not listed')));
+    assert.match(run.stderr, /many\.trace\.jsonl: more findings than the limit per rule, not listed: 25 tool-result-orphaned/);
   });
 });

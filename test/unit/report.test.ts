@@ -144,17 +144,28 @@ describe('cli/args', () => {
       kind: 'check',
       output: 'json',
       paths: ['a.jsonl', 'dir'],
+      tokens: true,
+      limits: {},
       format: 'anthropic',
     });
     assert.deepEqual(parseArgs(['check', '--sarif', '--against', 'old.json', 'new.json'], formats), {
       kind: 'check',
       output: 'sarif',
       paths: ['new.json'],
+      tokens: true,
+      limits: {},
       against: 'old.json',
+    });
+    assert.deepEqual(parseArgs(['check', '--no-tokens', '--max-line-chars', '10', '--max-findings-per-rule=3', 'a'], formats), {
+      kind: 'check',
+      output: 'plain',
+      paths: ['a'],
+      tokens: false,
+      limits: { maxLineChars: 10, maxFindingsPerRule: 3 },
     });
   });
   it('reports usage errors instead of throwing', () => {
-    for (const argv of [[], ['lint'], ['check'], ['check', '--json', '--sarif', 'a'], ['check', '--format'], ['check', '--format', 'x', 'a'], ['check', '-q', 'a']]) {
+    for (const argv of [[], ['lint'], ['check'], ['check', '--json', '--sarif', 'a'], ['check', '--format'], ['check', '--format', 'x', 'a'], ['check', '-q', 'a'], ['check', '--max-file-bytes', '-1', 'a'], ['check', '--max-line-chars=ten', 'a']]) {
       assert.equal(parseArgs(argv, formats).kind, 'usage-error', argv.join(' '));
     }
     assert.equal(parseArgs(['--help'], formats).kind, 'help');

@@ -36,6 +36,10 @@ export interface JsonReport {
   readonly format: FormatId;
   readonly steps: readonly JsonStep[];
   readonly findings: readonly JsonFinding[];
+  /** Present when reading stopped before the end: where, and why (the file has not passed). */
+  readonly stopped?: { readonly reason: string; readonly line: number; readonly column: number };
+  /** Present when findings went past the limit per rule: how many were not listed, per rule. */
+  readonly omitted?: Readonly<Partial<Record<RuleId, number>>>;
 }
 
 /** Converts an engine report to the `--json` shape (one element of the printed array). */
@@ -56,6 +60,8 @@ export function toJsonReport(report: Report): JsonReport {
       },
     })),
     findings: report.findings.map((f) => jsonFinding(f, lines)),
+    ...(report.stopped && { stopped: { reason: report.stopped.reason, ...lines.position(report.stopped.offset) } }),
+    ...(report.omitted && { omitted: report.omitted }),
   };
 }
 

@@ -38,6 +38,7 @@ export function toSarif(reports: readonly Report[], options: SarifOptions): Json
     runs: [
       {
         tool: { driver: driver(options) },
+        invocations: [invocation(reports, options)],
         columnKind: 'utf16CodeUnits',
         ...(options.baseUri ? { originalUriBaseIds: { SRCROOT: { uri: withSlash(options.baseUri) } } } : {}),
         artifacts: reports.map((r) => ({ location: artifactLocation(r.file, options), sourceLanguage: 'json' })),
@@ -54,6 +55,17 @@ export function toSarif(reports: readonly Report[], options: SarifOptions): Json
       },
     ],
   };
+}
+
+/** Whether every file was read to its end and every finding listed; what went wrong otherwise. */
+function invocation(reports: readonly Report[], options: SarifOptions): Json {
+  const notes: Json[] = [];
+  reports.forEach((r, index) => {
+    const location = { physicalLocation: { artifactLocation: { ...artifactLocation(r.file, options), index } } };
+    if (r.stopped) notes.push({ level: 'error', message: { text: `Reading stopped, the rest was not checked: ${r.stopped.reason}` }, locations: [location] });
+    if (r.omitted) notes.push({ level: 'error', message: { text: `Findings above the limit per rule were not listed: ${JSON.stringify(r.omitted)}` }, locations: [location] });
+  });
+  return { executionSuccessful: notes.length === 0, ...(notes.length > 0 && { toolExecutionNotifications: notes }) };
 }
 
 function driver(options: SarifOptions): Json {
