@@ -2,9 +2,10 @@
  * 10k-message context windows for the guard benchmark, as a runtime holds
  * them: plain native-trace-shaped objects (`{tools, messages, boundary}`,
  * Anthropic-style content blocks, a tool pair every other message pair), and
- * three proposals against each, sharing the window's message objects as a
- * runtime's would: a pure append (patch), a whole-pair compaction with an
- * elision marker (defer) and a compaction that keeps an orphaned result (abort).
+ * four proposals against each, sharing the window's message objects as a
+ * runtime's would: a pure append of a user message (patch), of a tool call
+ * and its result (patch), a whole-pair compaction with an elision marker
+ * (defer) and a compaction that keeps an orphaned result (abort).
  */
 
 export interface PlainWindow {
@@ -14,7 +15,7 @@ export interface PlainWindow {
 }
 
 export interface GuardScenario {
-  readonly name: 'append' | 'whole-pair-compaction' | 'orphaning-compaction';
+  readonly name: 'append' | 'append-pair' | 'whole-pair-compaction' | 'orphaning-compaction';
   readonly expected: 'patch' | 'defer' | 'abort';
   readonly before: PlainWindow;
   readonly after: PlainWindow;
@@ -49,12 +50,19 @@ export function guardScenarios(size = 10_000): GuardScenario[] {
   const history = Array.from({ length: size }, (_, i) => historyMessage(i));
   const before = { tools: TOOLS, messages: history, boundary: size };
   const appended = [...history, { role: 'user', content: [text('Thanks. Now the weekly totals?')] }];
+  const turn = size / 4;
+  const withPair = [
+    ...history,
+    { role: 'assistant', content: [text('Let me look.'), { type: 'tool_use', id: `toolu_${turn}`, name: 'search', input: { q: 'weekly totals' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${turn}`, content: '1,204 rows' }] },
+  ];
   const marker = { role: 'user', content: [text('[elided: the first 2,000 messages, 500 whole tool pairs]')], elision: true };
   const wholePairs = [...history.slice(2000), marker];
   // Drop the first 2,002 messages: that drops turn 500's call but keeps its result.
   const orphaning = [...history.slice(2002), marker];
   return [
     { name: 'append', expected: 'patch', before, after: { tools: TOOLS, messages: appended, boundary: size } },
+    { name: 'append-pair', expected: 'patch', before, after: { tools: TOOLS, messages: withPair, boundary: size } },
     { name: 'whole-pair-compaction', expected: 'defer', before, after: { tools: TOOLS, messages: wholePairs, boundary: wholePairs.length } },
     { name: 'orphaning-compaction', expected: 'abort', before, after: { tools: TOOLS, messages: orphaning, boundary: orphaning.length } },
   ];

@@ -1,21 +1,37 @@
 /**
- * The verdict of the commonest step, computed without walking the window: a
- * pure extension (every current message kept as the same object, in place,
- * the same tool objects) whose new messages hold no tool call or result.
+ * The commonest step judged without walking the window: a pure extension
+ * (every current message kept in place as the same object, the same tool
+ * objects, the same format and kind of window), whatever the new messages hold.
  *
- * Why it equals `judgeRewrite`'s: the consumed prefix is intact, so no prefix,
- * render, elision or alignment finding; every pair keeps its members at the
- * same places, so no straddle, no dropped result, no schema change (a call's
- * schema is read against the same registry); no tool leaves the registry. The
- * window checks see the same pairs, and the new messages add no call, result
- * or call/response count (Gemini) — except that in a live window a new
- * assistant message moves the frontier a pending call is judged against, so
- * that case is left to the full judge. What is left is `self-edit`.
+ * Why its verdict is the full judge's (`test/unit/create-guard.test.ts` checks
+ * it against the full path on random sequences):
+ * - The consumed prefix is intact: no prefix, render, elision finding; no tool
+ *   leaves the registry; every pair keeps its first call and first result
+ *   where they were, so nothing is straddled or dropped. A pending call read
+ *   against the same registry keeps its schema verdict: only calls first made
+ *   in the new messages can bring `schema-changed`.
+ * - Window findings are per pair (their identity is rule + call id +
+ *   occurrence): a pair the new messages do not touch has the same findings,
+ *   except in a live window where a new assistant message moves the frontier
+ *   its pending calls are judged against; those calls are looked at too (only
+ *   the frontier is scanned). So the window checks run on the touched pairs
+ *   only, before and after; the message-local parts (a call id reused, the
+ *   Gemini call/response counts) see the whole window as always.
+ * An empty id in the new messages (no id: each block stands alone) is left to
+ * the full judge.
  */
-import { decide, type StepVerdict } from './findings';
+import { identityKeys, type Finding } from './findings';
 import { extendsMessages } from './formats/native-object';
-import type { ContextWindow, Rewrite, ToolSchema } from './model';
+import { pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
+import { newSchemaMismatch } from './rules/schema-changed';
 import { selfEditFindings } from './rules/self-edit';
+import { reusedIdFinding } from './rules/tool-call-id-reused';
+import { checkToolResultDuplicated } from './rules/tool-result-duplicated';
+import { checkToolResultMisplaced } from './rules/tool-result-misplaced';
+import { checkToolResultOrphaned } from './rules/tool-result-orphaned';
+import { checkToolUseOrphaned } from './rules/tool-use-orphaned';
+
+type Member = ToolPair['results'][number];
 
 function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
   if (a === b) return true;
@@ -24,20 +40,168 @@ function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean 
   return true;
 }
 
-/** True when `after` only appends messages without tool blocks to `before` (see the module comment). */
-export function isPlainAppend(before: ContextWindow, after: ContextWindow): boolean {
+/** True when `after` only appends messages to `before` (see the module comment). */
+export function isExtension(before: ContextWindow, after: ContextWindow): boolean {
   if (after.format !== before.format || after.live !== before.live || !after.serverState !== !before.serverState) return false;
-  if (!sameTools(before.tools, after.tools) || !extendsMessages(before.messages, after.messages)) return false;
-  for (let i = before.messages.length; i < after.messages.length; i++) {
-    const message = after.messages[i];
-    if (!message || (before.live && message.role === 'assistant')) return false;
-    for (const block of message.blocks) if (block.kind === 'tool_call' || block.kind === 'tool_result') return false;
-  }
-  return true;
+  return sameTools(before.tools, after.tools) && extendsMessages(before.messages, after.messages);
 }
 
-/** The verdict of a plain append; `consumedTokens` is the before window's consumed prefix in tokens. */
-export function appendVerdict(rewrite: Rewrite, consumedTokens: number): StepVerdict {
-  const findings = selfEditFindings(rewrite);
-  return { decision: decide(findings), source: rewrite.source, findings, cacheImpact: { consumedTokens, invalidatedTokens: 0 } };
+/** The findings of an extension: window findings it introduces and step findings, in the full judge's order. */
+export interface ExtensionFindings {
+  readonly introduced: readonly Finding[];
+  readonly step: readonly Finding[];
+}
+
+/** The findings of `rewrite`, an extension of `before` whose pairs are `beforePairs`; undefined to leave it to the full judge. */
+export function extensionFindings(rewrite: Rewrite, beforePairs: () => Map<string, ToolPair>): ExtensionFindings | undefined {
+  const { before, after } = rewrite;
+  const from = before.messages.length;
+  const added = addedMembers(after, from);
+  if (!added) return undefined;
+  const keys = [...added.keys()];
+  if (before.live && hasAssistant(after, from)) keys.push(...frontierCallKeys(before));
+  if (!keys.length) return { introduced: [], step: selfEditFindings(rewrite) };
+  const pairs = beforePairs();
+  const { beforeTouched, afterTouched } = touchedPairs(pairs, added, keys);
+  const beforeKeys = new Set(identityKeys(windowChecks(before, beforeTouched)));
+  const afterFindings = [...windowChecks(after, afterTouched, reusedIds(after, from, pairs))];
+  const afterKeys = identityKeys(afterFindings);
+  const introduced = afterFindings.filter((_, i) => !beforeKeys.has(afterKeys[i] ?? ''));
+  return { introduced, step: [...schemaChanges(rewrite, afterTouched, pairs), ...selfEditFindings(rewrite)] };
+}
+
+/** The window checks (`checkWindow`'s order) on some pairs; the reused-id findings given. */
+function windowChecks(window: ContextWindow, pairs: Map<string, ToolPair>, reused: Finding[] = []): Finding[] {
+  return [
+    ...checkToolUseOrphaned(window, pairs),
+    ...checkToolResultOrphaned(window, pairs),
+    ...checkToolResultDuplicated(window, pairs),
+    ...reused,
+    ...checkToolResultMisplaced(window, pairs),
+  ];
+}
+
+/** The calls and results of the new messages by pair key, in order of appearance; undefined when one has an empty id. */
+function addedMembers(window: ContextWindow, from: number): Map<string, { calls: Member[]; results: Member[] }> | undefined {
+  const added = new Map<string, { calls: Member[]; results: Member[] }>();
+  for (let m = from; m < window.messages.length; m++) {
+    const blocks = (window.messages[m] as Message).blocks;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b] as Block;
+      if (block.kind !== 'tool_call' && block.kind !== 'tool_result') continue;
+      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      if (id === '') return undefined;
+      let entry = added.get(id);
+      if (!entry) added.set(id, (entry = { calls: [], results: [] }));
+      (block.kind === 'tool_call' ? entry.calls : entry.results).push({ message: m, block: b, value: block } as Member);
+    }
+  }
+  return added;
+}
+
+function hasAssistant(window: ContextWindow, from: number): boolean {
+  for (let m = from; m < window.messages.length; m++) if (window.messages[m]?.role === 'assistant') return true;
+  return false;
+}
+
+/** Keys of the calls at or after a live window's last assistant message: the calls a moved frontier may orphan. */
+function frontierCallKeys(window: ContextWindow): string[] {
+  let last = window.messages.length - 1;
+  while (last >= 0 && window.messages[last]?.role !== 'assistant') last--;
+  const keys: string[] = [];
+  for (let m = Math.max(0, last); m < window.messages.length; m++) {
+    (window.messages[m] as Message).blocks.forEach((block, b) => {
+      if (block.kind === 'tool_call') keys.push(pairKey(block.id, m, b));
+    });
+  }
+  return keys;
+}
+
+/** Where a pair first appears (its entry's place in `toolPairs`' order): its call or first result, the earlier. */
+function firstAppearance(pair: ToolPair): { readonly message: number; readonly block: number } | undefined {
+  const call = pair.call;
+  const result = pair.results[0];
+  if (!call || !result) return call ?? result;
+  return call.message < result.message || (call.message === result.message && call.block < result.block) ? call : result;
+}
+
+function byAppearance(a: ToolPair, b: ToolPair): number {
+  const x = firstAppearance(a);
+  const y = firstAppearance(b);
+  return (x?.message ?? 0) - (y?.message ?? 0) || (x?.block ?? 0) - (y?.block ?? 0);
+}
+
+/** The touched pairs before and after, in the after window's index order. */
+function touchedPairs(pairs: Map<string, ToolPair>, added: Map<string, { calls: Member[]; results: Member[] }>, keys: readonly string[]) {
+  const after = new Map<string, ToolPair>();
+  for (const key of new Set(keys)) {
+    const old = pairs.get(key);
+    const more = added.get(key);
+    const call = old?.call ?? (more?.calls[0] as ToolPair['call']);
+    after.set(key, { id: old?.id ?? key, results: [...(old?.results ?? []), ...(more?.results ?? [])], ...(call && { call }) });
+  }
+  const ordered = [...after.entries()].sort(([, a], [, b]) => byAppearance(a, b));
+  const afterTouched = new Map(ordered);
+  const beforeTouched = new Map<string, ToolPair>();
+  for (const key of afterTouched.keys()) {
+    const old = pairs.get(key);
+    if (old) beforeTouched.set(key, old);
+  }
+  return { beforeTouched, afterTouched };
+}
+
+/** `tool-call-id-reused` on the new messages: each call whose id an earlier call already has. */
+function reusedIds(window: ContextWindow, from: number, pairs: Map<string, ToolPair>): Finding[] {
+  const first = new Map<string, ToolCall>();
+  const findings: Finding[] = [];
+  for (let m = from; m < window.messages.length; m++) {
+    for (const call of (window.messages[m] as Message).blocks) {
+      if (call.kind !== 'tool_call') continue;
+      const earlier = first.get(call.id) ?? pairs.get(call.id)?.call?.value;
+      if (earlier) findings.push(reusedIdFinding(window, call, earlier));
+      else first.set(call.id, call);
+    }
+  }
+  return findings;
+}
+
+/** `schema-changed` on the touched pairs (`pendingCallIds`' order): only a call first made in the new messages can bring it. */
+function schemaChanges(rewrite: Rewrite, afterTouched: Map<string, ToolPair>, pairs: Map<string, ToolPair>): Finding[] {
+  const findings: Finding[] = [];
+  for (const pair of afterTouched.values()) {
+    const first = pair.results[0];
+    if (!pair.call || (first && first.message < rewrite.after.boundary)) continue;
+    const call = afterTouched.get(pair.id)?.call?.value;
+    const found = call && newSchemaMismatch(rewrite, pair.id, call, pairs.get(pair.id)?.call?.value);
+    if (found) findings.push(found);
+  }
+  return findings;
+}
+
+/**
+ * The pair index of `window`, an extension of the window indexed by `pairs`
+ * (its first `from` messages): copied, the pairs the new messages touch
+ * replaced. Equal to `toolPairs(window)`.
+ */
+export function extendPairs(pairs: Map<string, ToolPair>, window: ContextWindow, from: number): Map<string, ToolPair> {
+  type Entry = { id: string; call?: ToolPair['call']; results: Member[] };
+  const out = new Map(pairs) as Map<string, Entry>;
+  const copied = new Set<string>();
+  for (let m = from; m < window.messages.length; m++) {
+    const blocks = (window.messages[m] as Message).blocks;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b] as Block;
+      if (block.kind !== 'tool_call' && block.kind !== 'tool_result') continue;
+      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      const key = pairKey(id, m, b);
+      let entry = out.get(key);
+      if (!copied.has(key)) {
+        copied.add(key);
+        out.set(key, (entry = entry ? { ...entry, results: [...entry.results] } : { id, results: [] }));
+      }
+      if (block.kind === 'tool_result') entry?.results.push({ message: m, block: b, value: block });
+      else if (entry && !entry.call) entry.call = { message: m, block: b, value: block };
+    }
+  }
+  return out;
 }

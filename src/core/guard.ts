@@ -7,7 +7,7 @@ import { analyseRewrite, type RewriteAnalysis } from './analysis';
 import type { BoundaryPosition, TokenEncoding } from './results';
 import { createEngineContext, layoutOf, pairsOf, type EngineContext } from './context';
 import { decide, distinctFindings, identityKeys, type CacheImpact, type Finding, type StepVerdict } from './findings';
-import { appendVerdict, isPlainAppend } from './append-step';
+import { extendPairs, extensionFindings, isExtension } from './append-step';
 import { extendsMessages, plainBaseOf, windowFromObject, type PlainBase } from './formats/native-object';
 import type { ContextWindow, Message, Rewrite, RewriteSource } from './model';
 import { checkWindow, STEP_CHECKS } from './rules/index';
@@ -136,7 +136,11 @@ class StatefulGuard implements Guard {
 
   check(proposal: ContextWindow | ProposalObject, options: { readonly source?: RewriteSource } = {}): StepVerdict {
     const rewrite: Rewrite = { source: options.source ?? 'runtime', before: this.current, after: this.proposal(proposal), applied: true };
-    if (isPlainAppend(rewrite.before, rewrite.after)) return appendVerdict(rewrite, this.consumedTokens());
+    const extension = isExtension(rewrite.before, rewrite.after) ? extensionFindings(rewrite, () => pairsOf(rewrite.before, this.context)) : undefined;
+    if (extension) {
+      const findings = byPosition(distinctFindings([...extension.introduced, ...extension.step]));
+      return { decision: decide(findings), source: rewrite.source, findings, cacheImpact: { consumedTokens: this.consumedTokens(), invalidatedTokens: 0 } };
+    }
     return judgeRewrite(rewrite, { context: this.context, ...(this.options.beforeFile !== undefined && { beforeFile: this.options.beforeFile }) });
   }
 
@@ -169,6 +173,9 @@ class StatefulGuard implements Guard {
   }
 
   private advance(next: ContextWindow, plain: PlainBase | undefined): void {
+    // The pair index of an extension is the current one's, extended.
+    const pairs = this.context.pairs.get(this.current);
+    if (pairs && extendsMessages(this.current.messages, next.messages)) this.context.pairs.set(next, extendPairs(pairs, next, this.current.messages.length));
     const counted = this.tokens?.window === this.current ? this.tokens.total : undefined;
     this.tokens = counted === undefined ? undefined : extendedTokens(this.current, counted, next, this.context);
     this.current = next;

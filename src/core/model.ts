@@ -177,13 +177,17 @@ export function toolResults(message: Message): ToolResult[] {
   return message.blocks.filter((b): b is ToolResult => b.kind === 'tool_result');
 }
 
+/** The key of a call or result (block b of message m) in `toolPairs`: its id; an empty id is no id, so each such block stands alone. */
+export function pairKey(id: string, m: number, b: number): string {
+  return id === '' ? `\u0000${m}.${b}` : id;
+}
+
 /** Indexes the calls and results of a window by id, in order of appearance. */
 export function toolPairs(window: ContextWindow): Map<string, ToolPair> {
   type Entry = { id: string; call?: ToolPair['call']; results: ToolPair['results'][number][] };
   const pairs = new Map<string, Entry>();
-  // An empty id is no id: each such call or result stands alone, paired with nothing.
   const entry = (id: string, m: number, b: number) => {
-    const key = id === '' ? `\u0000${m}.${b}` : id;
+    const key = pairKey(id, m, b);
     let pair = pairs.get(key);
     if (!pair) pairs.set(key, (pair = { id, results: [] }));
     return pair;

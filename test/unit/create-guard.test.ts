@@ -172,3 +172,47 @@ test('a guard on a ContextWindow takes Message objects; a shared history is not 
   assert.equal(guard.window.boundary, 3);
   assert.equal(guard.window.messages[2], next);
 });
+
+/**
+ * Model mode, every format's positional rule: windows read as native and
+ * relabelled (the rules read only the format, liveness and messages), and
+ * proposals that extend the current window with the same Message objects (the
+ * shortcut) or replace some of them (the full judge).
+ */
+test('on every format, live or not, extensions with calls and results give the full path\'s verdicts', () => {
+  const formats = ['native', 'anthropic', 'openai-chat', 'openai-responses', 'gemini', 'bedrock', 'claude-code'] as const;
+  const arb = fc.record({
+    format: fc.constantFrom(...formats),
+    live: fc.boolean(),
+    start: fc.array(messageArb, { maxLength: 10 }),
+    boundary: fc.nat(12),
+    steps: fc.array(fc.record({ added: fc.array(messageArb, { minLength: 1, maxLength: 3 }), edit: fc.option(fc.nat(20)), apply: fc.boolean(), boundary: fc.option(fc.nat(30)) }), { minLength: 1, maxLength: 8 }),
+  });
+  fc.assert(
+    fc.property(arb, ({ format, live, start, boundary, steps }) => {
+      const read = nodeWindow({ tools: [{ name: 'search', version: '2' }], messages: start, boundary: Math.min(boundary, start.length) });
+      let current: ContextWindow = { ...read, format, live };
+      const guard = createGuard(current);
+      for (const step of steps) {
+        const added = nodeMessages(step.added);
+        let messages = [...current.messages, ...added];
+        if (step.edit !== null && current.messages.length) {
+          const at = step.edit % current.messages.length;
+          messages = messages.map((m, i) => (i === at ? { ...m, blocks: [...m.blocks] } : m));
+        }
+        const proposal: ContextWindow = { ...current, messages, boundary: Math.min(step.boundary ?? current.boundary, messages.length) };
+        const expected = judgeRewrite({ source: 'runtime', before: current, after: proposal, applied: true }, { context: createEngineContext(false) });
+        assert.deepStrictEqual(guard.check(proposal), expected);
+        if (step.apply) {
+          guard.apply(proposal);
+          current = proposal;
+        } else {
+          guard.generate(added);
+          current = { ...current, messages: [...current.messages, ...added], boundary: current.messages.length + added.length };
+        }
+        assert.deepStrictEqual(guard.window, current);
+      }
+    }),
+    { numRuns: 400 },
+  );
+});

@@ -8,7 +8,7 @@
  */
 import { pendingCallIds, type RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
-import type { ContextWindow, ToolCall, ToolSchema } from '../model';
+import type { ContextWindow, Rewrite, ToolCall, ToolSchema } from '../model';
 import { firstRange, idRange, idText, q, related, rewriteRange } from './common';
 import { defineRule, ruleFinding } from './rule';
 
@@ -34,17 +34,26 @@ export function checkSchemaChanged(a: RewriteAnalysis): Finding[] {
   const findings: Finding[] = [];
   for (const id of pendingCallIds(a.after)) {
     const call = a.after.pairs.get(id)?.call?.value;
-    if (!call) continue;
-    const tool = activeTool(a.rewrite.after, call.name);
-    if (!tool || !mismatch(call, tool)) continue;
-    const callBefore = a.before.pairs.get(id)?.call?.value;
-    if (callBefore && mismatch(callBefore, activeTool(a.rewrite.before, callBefore.name))) continue;
-    findings.push(
-      ruleFinding(meta, firstRange(idRange(call), rewriteRange(a.rewrite)), `Call ${idText(id)} was made against ${call.name} version ${q(call.schemaVersion ?? '')}, but the registry now declares version ${q(tool.version ?? '')}`, {
-        toolCallId: id,
-        related: related(tool.source, 'the declaration now active'),
-      }),
-    );
+    const found = call && newSchemaMismatch(a.rewrite, id, call, a.before.pairs.get(id)?.call?.value);
+    if (found) findings.push(found);
   }
   return findings;
+}
+
+/**
+ * The finding on a pending call of the proposal whose tool now declares another
+ * version than the call's, when its call before (if any) matched: undefined otherwise.
+ */
+export function newSchemaMismatch(rewrite: Rewrite, id: string, call: ToolCall, callBefore: ToolCall | undefined): Finding | undefined {
+  const tool = activeTool(rewrite.after, call.name);
+  if (!tool || !mismatch(call, tool)) return undefined;
+  if (callBefore && mismatch(callBefore, activeTool(rewrite.before, callBefore.name))) return undefined;
+  return schemaChangedFinding(rewrite, id, call, tool);
+}
+
+function schemaChangedFinding(rewrite: Rewrite, id: string, call: ToolCall, tool: ToolSchema): Finding {
+  return ruleFinding(meta, firstRange(idRange(call), rewriteRange(rewrite)), `Call ${idText(id)} was made against ${call.name} version ${q(call.schemaVersion ?? '')}, but the registry now declares version ${q(tool.version ?? '')}`, {
+    toolCallId: id,
+    related: related(tool.source, 'the declaration now active'),
+  });
 }

@@ -29,13 +29,16 @@ export function checkToolCallIdReused(window: ContextWindow): Finding[] {
         firstCall.set(call.id, call);
         continue;
       }
-      findings.push(
-        ruleFinding(meta, firstRange(idRange(call), window.source), `Tool call id ${q(call.id)} is used by more than one call`, {
-          toolCallId: call.id,
-          related: related(idRange(first), 'the first call with this id'),
-        }),
-      );
+      findings.push(reusedIdFinding(window, call, first));
     }
   }
   return findings;
+}
+
+/** The finding on a call whose id an earlier call of the window (`first`) already has. */
+export function reusedIdFinding(window: ContextWindow, call: ToolCall, first: ToolCall): Finding {
+  return ruleFinding(meta, firstRange(idRange(call), window.source), `Tool call id ${q(call.id)} is used by more than one call`, {
+    toolCallId: call.id,
+    related: related(idRange(first), 'the first call with this id'),
+  });
 }

@@ -23,10 +23,8 @@ export const meta = defineRule({
 });
 
 export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
-  let lastAssistant = -1;
-  window.messages.forEach((m, i) => {
-    if (m.role === 'assistant') lastAssistant = i;
-  });
+  let lastAssistant = window.messages.length - 1;
+  while (lastAssistant >= 0 && window.messages[lastAssistant]?.role !== 'assistant') lastAssistant--;
   const findings: Finding[] = [];
   for (const pair of pairs.values()) {
     const call = pair.call;
