@@ -106,6 +106,12 @@ export interface Message {
   readonly source?: SourceRange;
   /** The array the message is an element of (for whole-element edits). */
   readonly container?: SourceRange;
+  /**
+   * Where a user finds the message, in the format's own terms, when it is not
+   * an element of a messages array: `line 18` (a Claude Code record, a Codex
+   * rollout item). Messages of findings name it (`messageName` in rules/common.ts).
+   */
+  readonly place?: string;
   /** True when this message marks elided history (a summary, a compaction item, our marker). */
   readonly elision?: boolean;
   /** See `CARRIED_FROM`: caches keyed by message (renders) share their entry through it. */

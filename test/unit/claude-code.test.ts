@@ -161,11 +161,18 @@ describe('claude-code: compaction in the middle of a tool loop (spotter excerpt)
 describe('claude-code: rewind, compaction with a preserved segment (ccl dag)', () => {
   const events = readWith(claudeCodeAdapter, DAG);
 
-  it('the rewind to a1 is a runtime step dropping the abandoned branch', () => {
+  it('the rewind to a1 starts a branch: the step goes from the branch point, the old branch is checked as a window', () => {
     const rewind = events.steps[0]!;
     assert.equal(rewind.source, 'runtime');
-    assert.deepEqual(rewind.before.messages.map(textOf), ['Start', 'Ready', 'First attempt', 'First answer']);
+    assert.deepEqual(events.windows[0]!.messages.map(textOf), ['Start', 'Ready', 'First attempt', 'First answer']);
+    assert.deepEqual(rewind.before.messages.map(textOf), ['Start', 'Ready']);
     assert.deepEqual(rewind.after.messages.map(textOf), ['Start', 'Ready', 'Second attempt']);
+    const branch = events.findings.filter((f) => f.rule === 'branch-started');
+    assert.deepEqual(branch.map((f) => [f.severity, lineOf(DAG, f.range.start)]), [['info', 5]]);
+    assert.equal(
+      branch[0]!.message,
+      'A rewind started a branch from message 2 of the context (line 2): the 2 messages after it on the previous branch left the context; the 2 shared messages are intact, so the prompt cache is reused',
+    );
   });
 
   it('the compaction keeps the preserved messages after the summary', () => {
@@ -181,10 +188,11 @@ describe('claude-code: rewind, compaction with a preserved segment (ccl dag)', (
     assert.equal(events.final.boundary, events.final.messages.length);
   });
 
-  it('both steps get located, non-patch decisions', () => {
+  it('the rewind is a branch (patch, info); the compaction loses the cache (defer) and its isCompactSummary line is the elision marker', () => {
     const report = checkTranscript(inputFromFile(DAG), OPTIONS);
-    assert.deepEqual(report.steps.map((s) => s.source), ['runtime', 'compaction']);
-    for (const step of report.steps) assert.notEqual(step.decision, 'patch');
+    assert.deepEqual(report.steps.map((s) => [s.source, s.decision]), [['runtime', 'patch'], ['compaction', 'defer']]);
+    assert.deepEqual(report.findings.map((f) => `${f.severity} ${f.rule}`), ['info branch-started', 'warning prefix-mutated']);
+    assert.equal(report.findings[1]!.message, '3 consumed messages were removed here (lines 1–5 of the context before)');
   });
 });
 
@@ -298,10 +306,11 @@ describe('claude-code: a hook reminder written before the tool result, both agai
   it('is one user turn with the result first; a prompt written against the old output later is a real rewind', () => {
     const events = readWith(claudeCodeAdapter, 'hooks.jsonl', text);
     assert.equal(events.steps.length, 1);
-    const before = events.steps[0]!.before;
-    assert.deepEqual(before.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
-    assert.deepEqual(before.messages[2]!.blocks.map((b) => b.kind), ['tool_result', 'text']);
+    const left = events.windows[0]!;
+    assert.deepEqual(left.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(left.messages[2]!.blocks.map((b) => b.kind), ['tool_result', 'text']);
     assert.equal(events.steps[0]!.source, 'runtime');
+    assert.deepEqual(events.steps[0]!.before.messages.map((m) => m.role), ['user', 'assistant']);
     assert.deepEqual(events.final.messages.map(textOf), ['edit it', '', 'no, do it differently']);
     const report = checkTranscript(inputFromText('hooks.jsonl', text), OPTIONS);
     assert.deepEqual(report.findings.filter((f) => f.rule === 'tool-result-misplaced'), []);

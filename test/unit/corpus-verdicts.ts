@@ -61,10 +61,10 @@ export const VERDICTS: readonly Verdict[] = [
   {
     file: 'claude-code/ccl_dag_compact_after_rewind_preserved.jsonl',
     format: 'claude-code',
-    decisions: ['defer', 'defer'],
-    findings: { 'warning elision-unmarked': 2, 'warning prefix-mutated': 3 },
+    decisions: ['patch', 'defer'],
+    findings: { 'info branch-started': 1, 'warning prefix-mutated': 1 },
     exit: 0,
-    reason: 'synthetic rewind then compaction with a preserved segment; today both read as lost history (issue 10 item 11 changes this)',
+    reason: 'synthetic: the rewind starts a branch from a1 (shared prefix intact: info, patch); the compaction replaces history by its isCompactSummary marker (cache lost: defer)',
   },
   {
     file: 'claude-code/codemie_incremental-subagents_turn-1.jsonl',

@@ -8,7 +8,10 @@
  * session's current context. Session windows are live: a call still pending
  * at the frontier is not an orphan. See docs/formats.md.
  */
+import type { Finding } from '../findings';
 import type { ContextWindow, Message, RewriteSource } from '../model';
+import { meta as branchStarted } from '../rules/branch-started';
+import { ruleFinding } from '../rules/rule';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readRecords } from './claude-code/records';
@@ -36,12 +39,29 @@ function* readClaudeCode(input: TranscriptInput): Generator<TranscriptEvent> {
   const final = walkSession(records, (rewind) => rewinds.push(rewind));
   for (const rewind of rewinds) {
     // The context before each rewrite is checked as a window too: pairing in history that is about to go.
-    const before = sessionWindow(rewind.before);
-    if (rewind.before.length > 0) yield { kind: 'window', window: before };
+    const replaced = rewind.left ?? rewind.before;
+    if (replaced.length > 0) yield { kind: 'window', window: sessionWindow(replaced) };
+    if (rewind.left) yield findingEvent(branchFinding(rewind, rewind.left));
     const source: RewriteSource = rewind.kind === 'compaction' ? 'compaction' : 'runtime';
-    yield { kind: 'step', rewrite: { source, before, after: sessionWindow(rewind.after), applied: true, range: rewind.range } };
+    yield { kind: 'step', rewrite: { source, before: sessionWindow(rewind.before), after: sessionWindow(rewind.after), applied: true, range: rewind.range } };
   }
   yield { kind: 'window', window: sessionWindow(final) };
+}
+
+/** A rewind is a branch from an earlier message, not lost history: said once, as info. */
+function branchFinding(rewind: Rewind, left: readonly Message[]): Finding {
+  const shared = rewind.before.length;
+  const gone = left.length - shared;
+  const from = shared === 0 ? 'the start of the session' : `message ${shared} of the context (${lineOf(rewind.before[shared - 1])})`;
+  return ruleFinding(
+    branchStarted,
+    rewind.range,
+    `A rewind started a branch from ${from}: the ${gone} message${gone === 1 ? '' : 's'} after it on the previous branch left the context; the ${shared} shared message${shared === 1 ? ' is' : 's are'} intact, so the prompt cache is reused`,
+  );
+}
+
+function lineOf(message: Message | undefined): string {
+  return message?.place ?? 'an earlier line';
 }
 
 function sessionWindow(messages: readonly Message[]): ContextWindow {

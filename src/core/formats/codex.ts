@@ -74,12 +74,12 @@ function* readCodex(input: TranscriptInput): Generator<TranscriptEvent> {
     if (type === 'session_meta') {
       system ??= baseInstructions(payload);
     } else if (type === 'response_item') {
-      if (INPUT_ITEMS.has(payloadType) && payload) messages.push(lineMessage(payload, line.range));
+      if (INPUT_ITEMS.has(payloadType) && payload) messages.push(lineMessage(payload, line.range, line.line.index + 1));
       else yield skipped(line.range, `a Codex response_item of type "${payloadType || '?'}"`);
     } else if (type === 'compacted') {
       const before = codexWindow(system, messages);
       yield { kind: 'window', window: before };
-      messages = replacement(payload);
+      messages = replacement(payload, line.line.index + 1);
       yield { kind: 'step', rewrite: { source: 'compaction', before, after: codexWindow(system, messages), applied: true, range: line.range } };
     } else if (type === 'event_msg') {
       trackTurn(turn, payloadType);
@@ -112,11 +112,11 @@ function baseInstructions(payload: JsonNode | undefined): Message | undefined {
   return { role: 'system', blocks: [{ kind: 'text', text: text.value, source }], source };
 }
 
-/** One response item of its own line: the message points at the whole line (edits remove the line). */
-function lineMessage(payload: JsonNode, line: SourceRange): Message {
+/** One response item of its own line: the message points at the whole line (edits remove the line) and is named by it. */
+function lineMessage(payload: JsonNode, line: SourceRange, lineNumber: number): Message {
   const container: JsonArray = { type: 'array', start: -1, end: -1, items: [payload] };
   const message = readItem(payload, container);
-  return { ...message, source: line, container: undefined, blocks: message.blocks.map(withoutContainer) };
+  return { ...message, source: line, container: undefined, place: `line ${lineNumber}`, blocks: message.blocks.map(withoutContainer) };
 }
 
 function withoutContainer(block: Block): Block {
@@ -124,13 +124,13 @@ function withoutContainer(block: Block): Block {
 }
 
 /** The new model input of a `compacted` line: its `replacement_history`, or the bare summary of older rollouts. */
-function replacement(payload: JsonNode | undefined): Message[] {
+function replacement(payload: JsonNode | undefined, lineNumber: number): Message[] {
   const history = asArray(prop(payload, 'replacement_history'));
-  if (history) return history.items.map((item) => readItem(item, history));
+  if (history) return history.items.map((item, i) => ({ ...readItem(item, history), place: `replacement_history[${i}] on line ${lineNumber}` }));
   const summary = asString(prop(payload, 'message'));
   if (!summary) return [];
   const source = rangeOf(summary);
-  return [{ role: 'user', blocks: [{ kind: 'text', text: summary.value, source }], source, elision: true }];
+  return [{ role: 'user', blocks: [{ kind: 'text', text: summary.value, source }], source, elision: true, place: `the summary on line ${lineNumber}` }];
 }
 
 /**

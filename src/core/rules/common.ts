@@ -1,6 +1,6 @@
 /** Small helpers shared by the rule modules: locations and how ids are named. */
 import type { RelatedLocation } from '../findings';
-import { POSITIONAL_ID, type Rewrite, type ToolCall, type ToolResult } from '../model';
+import { POSITIONAL_ID, type ContextWindow, type FormatId, type Rewrite, type ToolCall, type ToolResult } from '../model';
 import type { SourceRange } from '../text';
 
 export const NOWHERE: SourceRange = { start: 0, end: 0 };
@@ -40,4 +40,38 @@ export function idText(id: string): string {
   if (id.startsWith(POSITIONAL_ID)) return `at ${id.slice(POSITIONAL_ID.length)} (no id in the file: paired by position)`;
   if (id === '') return 'with an empty id';
   return q(id);
+}
+
+/** The array a format's messages are elements of, as its files name it. */
+const MESSAGE_ARRAY: Partial<Record<FormatId, string>> = {
+  native: 'messages',
+  anthropic: 'messages',
+  'openai-chat': 'messages',
+  'openai-responses': 'input',
+  gemini: 'contents',
+  bedrock: 'messages',
+  inspect: 'messages',
+  otel: 'messages',
+};
+
+/**
+ * Names a window message the way a user finds it in the file: its `place`
+ * (`line 18` of a session file), else its index in the array it is an element
+ * of (`messages[1]`, `contents[2]`: a `system` field or `systemInstruction` is
+ * not counted), else by its role (a message read from elsewhere, a logged
+ * response).
+ */
+export function messageName(window: ContextWindow, index: number, arrayName = MESSAGE_ARRAY[window.format] ?? 'messages'): string {
+  const message = window.messages[index];
+  if (message?.place) return message.place;
+  const container = message?.container;
+  if (!message || !container) return message ? `the ${message.role} message` : `message ${index + 1}`;
+  let position = 0;
+  for (let m = 0; m < index; m++) if (window.messages[m]?.container?.start === container.start) position++;
+  return `${arrayName}[${position}]`;
+}
+
+/** " at messages[1]" for a message name, or nothing when the message has no place of its own to name. */
+export function at(name: string): string {
+  return name.startsWith('the ') || name.startsWith('message ') ? '' : ` at ${name}`;
 }

@@ -4,7 +4,10 @@
  *
  * Flags a rewrite that removes consumed messages without appending an elision
  * marker (a message flagged `elision`, or one whose text starts with
- * `[elided`) after the last retained consumed message.
+ * `[elided`) after the last retained consumed message. A summary the runtime
+ * itself marks as the compaction summary (`elision` set by the reader: Claude
+ * Code `isCompactSummary`, a Codex `compaction` item) is the marker wherever
+ * the runtime puts it: Claude Code writes it before the segment it preserves.
  */
 import type { RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
@@ -41,6 +44,7 @@ export function checkElisionUnmarked(a: RewriteAnalysis): Finding[] {
   });
   const after = a.rewrite.after.messages;
   for (let i = lastRetained + 1; i < after.length; i++) if (isElisionMarker(after[i] as Message)) return [];
+  if (after.some((m, i) => m.elision && (afterOrigin[i] ?? -1) < 0)) return [];
   const first = a.rewrite.before.messages[removed[0] ?? 0];
   const at = after[lastRetained]?.source;
   return [

@@ -9,6 +9,7 @@
 import type { RewriteAnalysis } from '../analysis';
 import type { Finding, RuleId, RuleInfo } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
+import * as branchStarted from './branch-started';
 import * as elisionUnmarked from './elision-unmarked';
 import * as invalidJson from './invalid-json';
 import * as pairStraddled from './pair-straddled';
@@ -42,6 +43,7 @@ export const RULE_MODULES = [
   invalidJson,
   serverStatePairing,
   recordSkipped,
+  branchStarted,
 ] as const;
 
 export const RULE_IDS: readonly RuleId[] = RULE_MODULES.map((m) => m.meta.id);

@@ -65,8 +65,11 @@ function messageChanges(a: RewriteAnalysis): PrefixChange[] {
     changes.push({ kind: 'messages-removed', from: j, to, nextAfter: nextRetained(beforeFate, to) });
     j = to - 1;
   }
+  // The runtime's own compaction summary (`elision`) stands for the messages it removed: that removal is the change.
+  const removed = changes.some((c) => c.kind === 'messages-removed');
   for (let i = 0; i < lastRetained; i++) {
-    if ((afterOrigin[i] ?? -1) < 0) changes.push({ kind: 'message-inserted', after: i });
+    if ((afterOrigin[i] ?? -1) >= 0 || (removed && a.rewrite.after.messages[i]?.elision)) continue;
+    changes.push({ kind: 'message-inserted', after: i });
   }
   return changes;
 }

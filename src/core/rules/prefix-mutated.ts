@@ -12,7 +12,7 @@ import type { RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
 import type { Message } from '../model';
 import type { SourceRange } from '../text';
-import { firstRange, q, related, rewriteRange } from './common';
+import { at, firstRange, messageName, q, related, rewriteRange } from './common';
 import { prefixChanges, type PrefixChange } from './prefix-changes';
 import { defineRule, ruleFinding } from './rule';
 
@@ -62,7 +62,7 @@ function changeFinding(a: RewriteAnalysis, change: PrefixChange): Finding {
       return removedFinding(a, change.from, change.to, change.nextAfter);
     case 'message-inserted': {
       const message = after.messages[change.after];
-      return ruleFinding(meta, firstRange(message?.source, rewriteRange(a.rewrite)), `A ${message?.role ?? ''} message was inserted into the consumed prefix`);
+      return ruleFinding(meta, firstRange(message?.source, rewriteRange(a.rewrite)), `${article(message?.role ?? 'unknown')} ${message?.role ?? 'unknown'} message was inserted into the consumed prefix${at(messageName(after, change.after))}`);
     }
   }
 }
@@ -83,7 +83,7 @@ export function changedBlock(a: RewriteAnalysis, j: number, i: number): { after?
 function modifiedFinding(a: RewriteAnalysis, j: number, i: number): Finding {
   const block = changedBlock(a, j, i);
   const role = a.rewrite.after.messages[i]?.role ?? '';
-  return ruleFinding(meta, firstRange(block.after, rewriteRange(a.rewrite)), `Consumed ${role} message ${j + 1} was edited (block ${block.index + 1}) after the model read it`, {
+  return ruleFinding(meta, firstRange(block.after, rewriteRange(a.rewrite)), `The consumed ${role} message${at(messageName(a.rewrite.after, i))} was edited (block ${block.index + 1}) after the model read it`, {
     related: related(block.before, 'the bytes the model read', a.beforeFile),
   });
 }
@@ -93,7 +93,7 @@ function removedFinding(a: RewriteAnalysis, from: number, to: number, nextAfter:
   const span = spanOf(before.slice(from, to));
   const at = nextAfter >= 0 ? a.rewrite.after.messages[nextAfter]?.source : undefined;
   const count = to - from;
-  return ruleFinding(meta, firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${count} consumed message${count === 1 ? ' was' : 's were'} removed here (${count === 1 ? `message ${from + 1}` : `messages ${from + 1}–${to}`})`, {
+  return ruleFinding(meta, firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${count} consumed message${count === 1 ? ' was' : 's were'} removed here (${count === 1 ? messageName(a.rewrite.before, from) : spanName(messageName(a.rewrite.before, from), messageName(a.rewrite.before, to - 1))} of the context before)`, {
     related: related(span, 'the removed messages', a.beforeFile),
   });
 }
@@ -105,4 +105,15 @@ function spanOf(messages: readonly Message[]): SourceRange | undefined {
     if (source) span = span ? { start: Math.min(span.start, source.start), end: Math.max(span.end, source.end) } : source;
   }
   return span;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'An' : 'A';
+}
+
+/** "lines 1–17" for two line places, else "messages[0] to messages[2]". */
+function spanName(first: string, last: string): string {
+  const from = /^lines? (\d+)/.exec(first)?.[1];
+  const to = /(\d+)$/.exec(last)?.[1];
+  return from && to && /^lines? /.test(last) ? `lines ${from}–${to}` : `${first} to ${last}`;
 }

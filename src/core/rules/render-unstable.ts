@@ -9,7 +9,7 @@
  */
 import type { RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
-import { firstRange, q, related, rewriteRange } from './common';
+import { at, firstRange, messageName, q, related, rewriteRange } from './common';
 import { changedBlock } from './prefix-mutated';
 import { prefixChanges } from './prefix-changes';
 import { defineRule, ruleFinding } from './rule';
@@ -36,7 +36,7 @@ export function checkRenderUnstable(a: RewriteAnalysis): Finding[] {
     } else if (change.kind === 'message-modified' && change.cause) {
       const block = changedBlock(a, change.before, change.after);
       findings.push(
-        ruleFinding(meta, firstRange(block.after, rewriteRange(a.rewrite)), `Consumed message ${change.before + 1} re-rendered with different bytes, same meaning: ${change.cause}`, {
+        ruleFinding(meta, firstRange(block.after, rewriteRange(a.rewrite)), `The consumed message${at(messageName(a.rewrite.after, change.after))} re-rendered with different bytes, same meaning: ${change.cause}`, {
           related: related(block.before, 'the bytes the model read', a.beforeFile),
         }),
       );

@@ -18,6 +18,8 @@ export type RecordKind = 'message' | 'transparent' | 'boundary' | 'ignored';
 export interface CcRecord {
   /** Order in the file (0-based among parsed lines). */
   readonly index: number;
+  /** 1-based line number in the file. */
+  readonly line: number;
   readonly node: JsonNode;
   readonly range: SourceRange;
   readonly kind: RecordKind;
@@ -60,7 +62,7 @@ export function readRecords(input: TranscriptInput): ReadRecords {
       findings.push(line.finding);
       continue;
     }
-    const record = classify(line.node, line.range, records.length);
+    const record = classify(line.node, line.range, records.length, line.line.index + 1);
     if (!UI_ONLY.has(record.type) && !MODEL_TYPES.has(record.type)) {
       findings.push(finding('record-skipped', line.range, `Skipped a Claude Code record of type "${record.type || '?'}": not part of the model's context as far as this reader knows`));
     }
@@ -69,12 +71,13 @@ export function readRecords(input: TranscriptInput): ReadRecords {
   return { records, findings };
 }
 
-function classify(node: JsonNode, range: SourceRange, index: number): CcRecord {
+function classify(node: JsonNode, range: SourceRange, index: number, lineNumber: number): CcRecord {
   const type = propString(node, 'type') ?? '';
   const parent = prop(node, 'parentUuid');
   const sidechainNode = prop(node, 'isSidechain');
   const base = {
     index,
+    line: lineNumber,
     node,
     range,
     type,

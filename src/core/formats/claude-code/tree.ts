@@ -26,12 +26,17 @@ export interface Unit {
   readonly preserved?: readonly CcRecord[][];
 }
 
-/** A place where the active context was replaced rather than extended. */
+/**
+ * A place where the active context was replaced rather than extended. For a
+ * branch, `before` is the context at the branch point (what the new branch
+ * shares with the old one, intact), `left` the context of the old branch.
+ */
 export interface Rewind {
   readonly kind: 'compaction' | 'branch';
   readonly before: readonly Message[];
   readonly after: readonly Message[];
   readonly range: SourceRange;
+  readonly left?: readonly Message[];
 }
 
 /** Walks the records in file order; calls `onRewind` at each rewrite, returns the final context. */
@@ -151,7 +156,8 @@ class SessionState {
       return;
     }
     if (previous && unit.parent !== previous) {
-      onRewind({ kind: 'branch', before: messagesOf(previous), after: messagesOf(unit), range: record.range });
+      const fork = commonAncestor(previous, unit.parent);
+      onRewind({ kind: 'branch', before: fork ? messagesOf(fork) : [], after: messagesOf(unit), range: record.range, left: messagesOf(previous) });
     }
   }
 
@@ -176,6 +182,14 @@ class SessionState {
     }
     return out;
   }
+}
+
+/** The deepest unit on both paths from the root: where a branch leaves the old one. */
+function commonAncestor(a: Unit, b: Unit | undefined): Unit | undefined {
+  const onA = new Set<Unit>();
+  for (let u: Unit | undefined = a; u; u = u.parent) onA.add(u);
+  for (let u: Unit | undefined = b; u; u = u.parent) if (onA.has(u)) return u;
+  return undefined;
 }
 
 /** The model output a line hangs off: the output itself, or the output a results unit answers. */
@@ -203,7 +217,15 @@ function toMessage(group: { role: 'user' | 'assistant'; lines: readonly CcRecord
   const blocks = group.lines.flatMap((l) => anthropicBlocks(l.content));
   const first = group.lines[0];
   const source = first ? { start: first.range.start, end: Math.max(...group.lines.map((l) => l.range.end)) } : undefined;
-  return group.elision ? { role: group.role, blocks, source, elision: true } : { role: group.role, blocks, source };
+  const place = placeOf(group.lines.map((l) => l.line));
+  return group.elision ? { role: group.role, blocks, source, place, elision: true } : { role: group.role, blocks, source, place };
+}
+
+/** `line 18`, or `lines 18–20` for a message written over several record lines. */
+function placeOf(lines: readonly number[]): string {
+  const first = Math.min(...lines);
+  const last = Math.max(...lines);
+  return first === last ? `line ${first}` : `lines ${first}–${last}`;
 }
 
 /**
@@ -222,6 +244,7 @@ function mergeUsers(messages: Message[]): Message[] {
         role: 'user',
         blocks: [...results, ...blocks.filter((b) => b.kind !== 'tool_result')],
         source: span(last.source, message.source),
+        place: `${last.place ?? ''} and ${message.place ?? ''}`.replace(/^ and | and $/g, ''),
       };
     } else out.push(message);
   }

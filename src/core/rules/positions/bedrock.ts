@@ -7,8 +7,8 @@
  * `schema-dropped`, since it is about the registry, not positions.)
  */
 import type { ContextWindow, ToolPair } from '../../model';
-import { idText } from '../common';
-import { judgePairs, ordinal, type Misplacement } from './common';
+import { idText, messageName } from '../common';
+import { judgePairs, type Misplacement } from './common';
 
 export function bedrockPositions(window: ContextWindow, pairs: Map<string, ToolPair>): Misplacement[] {
   return judgePairs(
@@ -16,7 +16,12 @@ export function bedrockPositions(window: ContextWindow, pairs: Map<string, ToolP
     pairs,
     (pair, result) => result.message === pair.call.message + 1 && window.messages[result.message]?.role === 'user',
     (pair, result) =>
-      `toolResult ${idText(pair.id)} is in ${ordinal(result.message)} (${window.messages[result.message]?.role}); ` +
-      `Bedrock Converse requires it in the user message right after the assistant message with its toolUse (${ordinal(pair.call.message + 1)})`,
+      `toolResult ${idText(pair.id)} is in ${messageName(window, result.message)} (${window.messages[result.message]?.role}); ` +
+      `Bedrock Converse requires it in the user message right after the assistant message with its toolUse (${nextName(window, pair.call.message)})`,
   );
+}
+
+/** The message right after `index`, or where it would be. */
+function nextName(window: ContextWindow, index: number): string {
+  return index + 1 < window.messages.length ? messageName(window, index + 1) : `the message after ${messageName(window, index)}`;
 }

@@ -1,7 +1,7 @@
 /** Shared by the provider position modules of `tool-result-misplaced`. */
 import type { Finding } from '../../findings';
 import type { ContextWindow, ToolPair } from '../../model';
-import { firstRange, idRange, idText, related } from '../common';
+import { firstRange, idRange, idText, messageName, related } from '../common';
 
 /** A misplaced result as a position module reports it; `tool-result-misplaced` makes it a finding. */
 export type Misplacement = Omit<Finding, 'rule' | 'severity'>;
@@ -46,21 +46,7 @@ export function misplacement(window: ContextWindow, pair: PlacedPair | ToolPair,
   };
 }
 
-/**
- * Names a window message by its place in the source array (`messages[3]`,
- * `input[0]`), which is what a reader finds in the file; a message read from
- * elsewhere (a `system` field, `instructions`) is named by its role.
- */
+/** Names a window message in the format's own terms (`messages[3]`, `input[0]`, `line 18`): `messageName` of rules/common.ts. */
 export function messageLabel(window: ContextWindow, index: number, arrayName: string): string {
-  const message = window.messages[index];
-  const container = message?.container;
-  if (!message || !container) return message ? `the ${message.role} message` : `message ${index + 1}`;
-  let position = 0;
-  for (let m = 0; m < index; m++) if (window.messages[m]?.container?.start === container.start) position++;
-  return `${arrayName}[${position}]`;
-}
-
-/** 1-based message number in the window (index 0 may be a leading system message). */
-export function ordinal(index: number): string {
-  return `message ${index + 1}`;
+  return messageName(window, index, arrayName);
 }
