@@ -7,19 +7,13 @@
  */
 import * as monaco from './monaco';
 import type { PaneSegment, PaneText } from '../src/shared/protocol';
+import { partitionPoint } from '../src/shared/search';
 
 const { TrackedRangeStickiness, OverviewRulerLane } = monaco.editor;
 
 /** First index whose segment starts after `offset`. */
 function upperBound(segments: readonly PaneSegment[], offset: number): number {
-  let lo = 0;
-  let hi = segments.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((segments[mid]?.start ?? 0) <= offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(segments.length, (i) => (segments[i]?.start ?? 0) <= offset);
 }
 
 export type Side = 'before' | 'after';

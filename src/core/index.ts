@@ -17,6 +17,7 @@ export type { CacheImpact, Decision, Finding, RelatedLocation, RuleId, RuleInfo,
 export type { FixKind } from './rules/rule';
 export type * from './model';
 export { toolCalls, toolPairs, toolResults } from './model';
+export { pairStates, relatedLocations, type PairState } from './pairing';
 export type * from './results';
 export type * from './transcript';
 export type { LineColumn, SourceLine, SourceRange } from './text';

@@ -1,4 +1,5 @@
 /** Source positions: offsets in a file's text, and their line/column form. */
+import { partitionPoint } from '../shared/search';
 
 /** A half-open range of UTF-16 offsets into a source file's text. */
 export interface SourceRange {
@@ -54,14 +55,8 @@ export class LineIndex {
 
   /** The 1-based line/column of an offset. */
   position(offset: number): LineColumn {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.starts[mid] ?? 0) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - (this.starts[lo] ?? 0) + 1 };
+    const line = Math.max(0, partitionPoint(this.starts.length, (i) => (this.starts[i] ?? 0) <= offset) - 1);
+    return { line: line + 1, column: offset - (this.starts[line] ?? 0) + 1 };
   }
 }
 

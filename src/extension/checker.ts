@@ -5,9 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { Worker } from 'node:worker_threads';
-import type { Report } from '../core/results';
-import { checkRequest, type CheckRequest } from './engine';
 import type { WorkerAnswer } from './worker';
+import { checkRequest, type CheckRequest, type Report } from './engine';
 
 /** A check running longer than this shows the status bar item. */
 const STATUS_DELAY_MS = 250;

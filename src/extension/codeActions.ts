@@ -5,11 +5,10 @@
  * "Add a placeholder result for the pending call" (preferred).
  */
 import * as vscode from 'vscode';
-import type { Finding, RuleId } from '../core/findings';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
-import { RULES } from './engine';
 import { compactFix, orphanFix, type PlannedFix } from './fixes';
 import type { Session, Sessions } from './sessions';
+import { type Finding, RULES, type RuleId } from './engine';
 
 /** Rules whose step-level findings the compaction fix addresses (their `meta.fixes` name it). */
 export const COMPACT_RULES: ReadonlySet<RuleId> = new Set(Object.values(RULES).flatMap((rule) => (rule.fixes.includes('compact') ? [rule.id] : [])));

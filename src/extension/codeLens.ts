@@ -4,11 +4,9 @@
  * Clicking it selects the step and opens the inspector on it.
  */
 import * as vscode from 'vscode';
-import type { Report, StepReport } from '../core/results';
-import type { Finding } from '../core/findings';
-import { RULES } from './engine';
 import type { Sessions } from './sessions';
 import { readSettings } from './settings';
+import { type Finding, type Report, RULES, type StepReport } from './engine';
 
 export const INSPECT_STEP_COMMAND = 'prefixLens.inspectStep';
 

@@ -8,11 +8,10 @@
 import { execFile } from 'node:child_process';
 import { dirname, basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { Report } from '../core/results';
 import type { Ctx } from './ctx';
 import { toDiagnostics } from './diagnostics';
-import { checkAgainst, checkOptions, type FileText } from './engine';
 import { readSettings } from './settings';
+import { checkAgainst, checkOptions, type FileText, type Report } from './engine';
 
 function targetUri(ctx: Ctx, uri: unknown): vscode.Uri | undefined {
   if (uri instanceof vscode.Uri) return uri;

@@ -5,11 +5,9 @@
  * related locations, and clears a document's diagnostics when it closes.
  */
 import * as vscode from 'vscode';
-import type { Report } from '../core/results';
-import type { Finding, RelatedLocation, RuleId, Severity } from '../core/findings';
-import { toolPairs } from '../core/model';
 import type { Session, Sessions } from './sessions';
 import { readSettings, type SeverityOverride } from './settings';
+import { type Finding, relatedLocations, type Report, type RuleId, type Severity } from './engine';
 
 const SEVERITY: Readonly<Record<Severity | Exclude<SeverityOverride, 'off'>, vscode.DiagnosticSeverity>> = {
   error: vscode.DiagnosticSeverity.Error,
@@ -52,32 +50,13 @@ function toDiagnostic(
   const diagnostic = new vscode.Diagnostic(session.range(finding.range), prefix + finding.message, SEVERITY[severity]);
   diagnostic.source = DIAGNOSTIC_SOURCE;
   diagnostic.code = { value: finding.rule, target: ruleDocUri(rulesDoc, finding.rule) };
-  const related = [...(finding.related ?? []), ...partnerOf(finding, report)].filter((r) => !r.file || sameFile(r.file, session.uri));
+  const related = relatedLocations(finding, report).filter((r) => !r.file || sameFile(r.file, session.uri));
   if (related.length > 0) {
     diagnostic.relatedInformation = related.map(
       (r) => new vscode.DiagnosticRelatedInformation(new vscode.Location(session.uri, session.range(r.range)), r.message),
     );
   }
   return diagnostic;
-}
-
-/**
- * For a pair a rewrite broke, the partner as it was in the window before the
- * rewrite (the call of an orphaned result, the result of an orphaned call),
- * unless the engine already points there.
- */
-export function partnerOf(finding: Finding, report: Report): RelatedLocation[] {
-  if (finding.step === undefined || !finding.toolCallId) return [];
-  if (finding.rule !== 'tool-result-orphaned' && finding.rule !== 'tool-use-orphaned') return [];
-  const before = report.steps.find((s) => s.index === finding.step)?.rewrite?.before;
-  const pair = before ? toolPairs(before).get(finding.toolCallId) : undefined;
-  const partner =
-    finding.rule === 'tool-result-orphaned'
-      ? pair?.call && { range: pair.call.value.idSource ?? pair.call.value.source, message: 'the call, before the rewrite dropped it' }
-      : pair?.results[0] && { range: pair.results[0].value.idSource ?? pair.results[0].value.source, message: 'the result, before the rewrite dropped it' };
-  if (!partner?.range) return [];
-  const known = (finding.related ?? []).some((r) => r.range.start === partner.range?.start);
-  return known ? [] : [{ range: partner.range, message: partner.message }];
 }
 
 function sameFile(file: string, uri: vscode.Uri): boolean {

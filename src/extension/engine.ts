@@ -1,16 +1,35 @@
 /**
- * The engine calls the extension uses, in one place: the extension host and
- * the worker thread both check through `checkRequest`, so a file gives the same
- * report on either side. No `vscode` import (the worker runs plain Node).
+ * The extension's one door to the engine (`src/core`): every engine type and
+ * call the extension uses comes through here (a unit test keeps it so). The
+ * extension host and the worker thread both check through `checkRequest`, so
+ * a file gives the same report on either side. No `vscode` import (the worker
+ * runs plain Node).
  */
-import type { CheckOptions, Report, TokenEncoding } from '../core/results';
-import { checkTranscript, detectFormat } from '../core/index';
-import { inputFromText } from '../core/io';
+import type { CheckOptions, Report, TokenEncoding } from '../core/index';
+import { checkTranscript, detectFormat, inputFromText } from '../core/index';
 
-export { checkAgainst, RULES } from '../core/index';
-export { applyEdits } from '../core/fix/edits';
-export { planFix } from '../core/fix/plan';
+export type {
+  CheckOptions,
+  ContextWindow,
+  Decision,
+  Finding,
+  FixPlan,
+  PairState,
+  RelatedLocation,
+  RenderedWindow,
+  Report,
+  Rewrite,
+  RuleId,
+  Severity,
+  SourceRange,
+  StepReport,
+  TextEdit,
+  TokenEncoding,
+} from '../core/index';
+export { checkAgainst, LineIndex, pairStates, planFix, relatedLocations, renderWindow, RULES } from '../core/index';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
+export { toMarkdown } from '../core/report/markdown';
+export { toSarif } from '../core/report/sarif';
 
 /** A document's text and the name it is reported under. */
 export interface FileText {

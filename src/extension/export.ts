@@ -3,10 +3,8 @@
  * SARIF 2.1.0 through the engine's report writers.
  */
 import * as vscode from 'vscode';
-import type { Report } from '../core/results';
-import { toMarkdown } from '../core/report/markdown';
-import { toSarif } from '../core/report/sarif';
 import type { Ctx } from './ctx';
+import { type Report, toMarkdown, toSarif } from './engine';
 
 export type ExportFormat = 'markdown' | 'sarif';
 

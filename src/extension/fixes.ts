@@ -5,10 +5,8 @@
  * every other byte of the file stays as it was.
  */
 import * as vscode from 'vscode';
-import type { TextEdit } from '../core/results';
-import type { Finding } from '../core/findings';
-import { addPlaceholderResult, planFix, removeOrphanedResult } from './engine';
 import type { Session } from './sessions';
+import { addPlaceholderResult, type Finding, planFix, removeOrphanedResult, type TextEdit } from './engine';
 
 export interface PlannedFix {
   readonly title: string;

@@ -6,11 +6,10 @@
  * active transcript, and closes sessions with their documents.
  */
 import * as vscode from 'vscode';
-import type { Report, StepReport } from '../core/results';
-import type { SourceRange } from '../core/text';
 import type { Checker } from './checker';
 import { readSettings } from './settings';
 import { isTranscript } from './sniff';
+import type { Report, SourceRange, StepReport } from './engine';
 
 /** Applies the "Compact in whole pairs" fix of a step (provided by fixes.ts, injected to avoid a cycle). */
 export type StepFixer = (session: Session, step: number) => Promise<boolean>;

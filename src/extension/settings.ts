@@ -1,7 +1,6 @@
 /** The `prefixLens.*` settings, read fresh each time (no cached mutable state). */
 import * as vscode from 'vscode';
-import type { TokenEncoding } from '../core/results';
-import type { RuleId } from '../core/findings';
+import type { RuleId, TokenEncoding } from './engine';
 
 export type SeverityOverride = 'error' | 'warning' | 'info' | 'hint' | 'off';
 

@@ -4,9 +4,8 @@
  * "Window"); clicking reveals the range in the editor.
  */
 import * as vscode from 'vscode';
-import type { StepReport } from '../core/results';
-import type { Decision, Finding, Severity } from '../core/findings';
 import type { Session, Sessions } from './sessions';
+import type { Decision, Finding, Severity, StepReport } from './engine';
 
 export const REVEAL_COMMAND = 'prefixLens.revealFinding';
 export const SELECT_STEP_COMMAND = 'prefixLens.selectStep';

@@ -15,14 +15,15 @@
  */
 import type { Decision, RuleId, Severity } from '../core/findings';
 import type { RewriteSource } from '../core/model';
+import type { PairState } from '../core/pairing';
 import type { SourceRange } from '../core/text';
 
 export const PROTOCOL_VERSION = 1;
 
 export const VIEW_TYPE = 'prefixLens.inspector';
 
-/** Whether a call/result has its partner in this window. */
-export type PairState = 'paired' | 'orphan-call' | 'orphan-result' | 'pending';
+/** Whether a call/result has its partner in this window: the engine's pair state. */
+export type { PairState } from '../core/pairing';
 
 /**
  * One tool call or tool result block of a pane, in display offsets. Only these

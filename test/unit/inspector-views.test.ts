@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkTranscript, planFix } from '../../src/core';
+import { checkTranscript, LineIndex, pairStates, planFix } from '../../src/core';
 import { renderWindow } from '../../src/core/render';
 import {
   transcriptView,
@@ -11,8 +11,6 @@ import {
   displayEnd,
   displayStart,
   displayText,
-  lineColumn,
-  pairStates,
   type InspectorEngine,
 } from '../../src/extension/inspector/views';
 import { isHostMessage, parseInspectorState, parseWebviewMessage, PROTOCOL_VERSION } from '../../src/shared/protocol';
@@ -60,7 +58,7 @@ test('a call at the frontier of a live window is pending, not an orphan', () => 
   const pending = detail.after.segments.find((s) => s.callId === 'toolu_02B');
   assert.equal(pending?.state, 'pending');
   const states = pairStates({ ...incidentReport().steps[1]!.rewrite!.after, live: false });
-  assert.equal(states.get('toolu_02B')?.call?.state, 'orphan-call');
+  assert.equal(states.get('toolu_02B'), 'orphan-call');
 });
 
 test('banner data: decision, reasons, source, untrusted self-edit, cache impact', () => {
@@ -83,7 +81,7 @@ test('findings carry their transcript range and 1-based line/column', () => {
   assert.deepEqual(first!.range, { start: 4, end: 14 });
   assert.deepEqual([first!.line, first!.column], [1, 5]);
   assert.deepEqual([second!.line, second!.column], [2, 5]);
-  assert.deepEqual(lineColumn([0, 10, 20], 25), { line: 3, column: 6 });
+  assert.deepEqual(LineIndex.fromStarts([0, 10, 20]).position(25), { line: 3, column: 6 });
 });
 
 test('the break offset maps into display coordinates', () => {

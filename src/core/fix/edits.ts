@@ -9,6 +9,7 @@
 import type { TextEdit } from '../results';
 import { parseJson, prop, type JsonNode, type JsonNumber } from '../json/parse';
 import type { ContextWindow, FormatId, Message, Rewrite } from '../model';
+import { partitionPoint } from '../../shared/search';
 import type { SourceRange } from '../text';
 import { detectStyle, markerElement, objectText, type JsonStyle } from './marker';
 import type { FixTarget } from './target';
@@ -154,13 +155,7 @@ function within(inner: SourceRange | undefined, outer: SourceRange | undefined):
 function itemsIn(array: ParsedArray, range: SourceRange | undefined): number[] {
   if (!range) return [];
   const { items } = array;
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((items[mid]?.start ?? 0) < range.start) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = partitionPoint(items.length, (i) => (items[i]?.start ?? 0) < range.start);
   const out: number[] = [];
   for (let i = lo; i < items.length && (items[i]?.start ?? 0) < range.end; i++) if ((items[i]?.end ?? 0) <= range.end) out.push(i);
   return out;

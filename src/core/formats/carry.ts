@@ -12,6 +12,7 @@
  */
 import type { JsonNode, JsonProperty, SkippedItems } from '../json/parse';
 import { CARRIED_FROM, type Block, type Message, type ToolCall, type ToolResult } from '../model';
+import { partitionPoint } from '../../shared/search';
 import type { SourceRange } from '../text';
 
 /** What the previous request leaves for the next one to carry. */
@@ -48,17 +49,8 @@ export function planCarry(source: CarrySource | undefined, text: string): CarryP
     return to !== undefined && text.length > to && text.startsWith(source.text.slice(0, to)) && CLOSING.has(source.text.charCodeAt(to - 1));
   };
   let count = source.items.length;
-  if (!matches(count)) {
-    // Matching is monotonic in k: search the largest k that matches.
-    let low = 0;
-    let high = count - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (matches(mid)) low = mid;
-      else high = mid - 1;
-    }
-    count = low;
-  }
+  // Matching is monotonic in k: the largest k below `count` that matches (0 if none).
+  if (!matches(count)) count = partitionPoint(count - 1, (i) => matches(i + 1));
   if (count === 0) return undefined;
   const to = relativeEnd(source, count - 1) ?? from;
   return { skip: { from, to }, count };

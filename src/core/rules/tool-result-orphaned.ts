@@ -8,6 +8,7 @@
  */
 import type { Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
+import { pairStates } from '../pairing';
 import { firstRange, idRange, idText, q, related } from './common';
 import { defineRule, ruleFinding } from './rule';
 import { meta as serverStatePairing } from './server-state-pairing';
@@ -23,9 +24,10 @@ export const meta = defineRule({
 });
 
 export function checkToolResultOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
+  const states = pairStates(window, pairs);
   const findings: Finding[] = [];
   for (const pair of pairs.values()) {
-    if (pair.call) continue;
+    if (states.get(pair.id) !== 'orphan-result') continue;
     for (const result of pair.results) {
       const range = firstRange(idRange(result.value), window.source);
       if (window.serverState) {

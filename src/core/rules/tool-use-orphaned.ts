@@ -1,14 +1,14 @@
 /**
  * tool-use-orphaned — protects (2) pairing integrity: every call has its result.
  *
- * A call without a result is an orphan wherever it sits. In a live window (a
- * native trace, a session transcript) a call still pending at the frontier —
- * no result and no later assistant turn — is not one yet; in a provider
- * request body (not live) every call must already have its result.
+ * A call without a result is an orphan wherever it sits, except a call still
+ * pending at the frontier of a live window (see `pairStates` in pairing.ts);
+ * in a provider request body (not live) every call must already have its result.
  */
 import type { RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
+import { pairStates } from '../pairing';
 import { firstRange, idRange, idText, related, rewriteRange } from './common';
 import { defineRule, ruleFinding } from './rule';
 
@@ -23,13 +23,11 @@ export const meta = defineRule({
 });
 
 export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
-  let lastAssistant = window.messages.length - 1;
-  while (lastAssistant >= 0 && window.messages[lastAssistant]?.role !== 'assistant') lastAssistant--;
+  const states = pairStates(window, pairs);
   const findings: Finding[] = [];
   for (const pair of pairs.values()) {
     const call = pair.call;
-    if (!call || pair.results.length) continue;
-    if (window.live && call.message >= lastAssistant) continue;
+    if (!call || states.get(pair.id) !== 'orphan-call') continue;
     const where = window.live ? 'and the conversation moved on' : 'and this request is sent without it';
     findings.push(
       ruleFinding(meta, firstRange(idRange(call.value), window.source), `Tool call ${idText(pair.id)} (${call.value.name}) has no result ${where}`, {

@@ -5,8 +5,6 @@
  * `WebviewPanelSerializer`.
  */
 import * as vscode from 'vscode';
-import type { Report } from '../../core/results';
-import { planFix, renderWindow } from '../../core';
 import {
   assertNever,
   type HostMessage,
@@ -20,6 +18,7 @@ import {
 import type { Session, Sessions } from '../sessions';
 import { inspectorHtml, makeNonce } from './html';
 import { transcriptView, chooseStep, type InspectorEngine, stepDetail } from './views';
+import { planFix, renderWindow, type Report } from '../engine';
 
 export const OPEN_INSPECTOR_COMMAND = 'prefixLens.openInspector';
 

@@ -7,20 +7,18 @@
  * window that renders as one long line of compact JSON. All offsets sent to
  * the webview are offsets into that display text.
  */
-import type { FixPlan, RenderedWindow, Report, StepReport } from '../../core/results';
-import type { Finding } from '../../core/findings';
-import type { ContextWindow, Rewrite } from '../../core/model';
 import type {
   FindingView,
   FixPreview,
   PaneSegment,
   PaneText,
-  PairState,
   TranscriptView,
   StepDetail,
   StepSummary,
 } from '../../shared/protocol';
 import { PROTOCOL_VERSION } from '../../shared/protocol';
+import { type ContextWindow, type Finding, type FixPlan, LineIndex, pairStates, type PairState, type RenderedWindow, type Report, type Rewrite, type StepReport } from '../engine';
+import { partitionPoint } from '../../shared/search';
 
 /** The engine functions the views need (from `src/core`). */
 export interface InspectorEngine {
@@ -54,15 +52,10 @@ export function displayText(rendered: RenderedWindow): DisplayText {
 
 /** Number of breaks strictly before `offset` (`inclusive`: at or before). */
 function breaksBefore(breaks: readonly number[], offset: number, inclusive: boolean): number {
-  let lo = 0;
-  let hi = breaks.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const at = breaks[mid] ?? 0;
-    if (at < offset || (inclusive && at === offset)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(breaks.length, (i) => {
+    const at = breaks[i] ?? 0;
+    return at < offset || (inclusive && at === offset);
+  });
 }
 
 /** A character's display offset (a segment start moves past its line break). */
@@ -75,34 +68,12 @@ export function displayEnd(display: DisplayText, offset: number): number {
   return offset + breaksBefore(display.breaks, offset, false);
 }
 
-interface PairInfo {
-  readonly state: PairState;
-  readonly label?: string;
-}
-
-/** Pairing state of every call / result id of a window, in the model's terms. */
-export function pairStates(window: ContextWindow): Map<string, { call?: PairInfo; result?: PairInfo }> {
-  const calls = new Map<string, number>();
-  const results = new Map<string, number>();
-  let lastAssistant = -1;
-  window.messages.forEach((message, m) => {
-    if (message.role === 'assistant') lastAssistant = m;
-    for (const block of message.blocks) {
-      if (block.kind === 'tool_call' && !calls.has(block.id)) calls.set(block.id, m);
-      if (block.kind === 'tool_result' && !results.has(block.callId)) results.set(block.callId, m);
-    }
-  });
-  const states = new Map<string, { call?: PairInfo; result?: PairInfo }>();
-  for (const [id, m] of calls) {
-    if (results.has(id)) states.set(id, { call: { state: 'paired' }, result: { state: 'paired' } });
-    else if (window.live && m >= lastAssistant) {
-      states.set(id, { call: { state: 'pending', label: `pending: no result for ${id} yet` } });
-    } else states.set(id, { call: { state: 'orphan-call', label: `orphan: call ${id} has no result` } });
-  }
-  for (const id of results.keys()) {
-    if (!calls.has(id)) states.set(id, { result: { state: 'orphan-result', label: `orphan: result ${id} has no call` } });
-  }
-  return states;
+/** What the inspector says next to a call or result whose partner is missing or awaited. */
+function pairLabel(state: PairState, id: string): string | undefined {
+  if (state === 'pending') return `pending: no result for ${id} yet`;
+  if (state === 'orphan-call') return `orphan: call ${id} has no result`;
+  if (state === 'orphan-result') return `orphan: result ${id} has no call`;
+  return undefined;
 }
 
 /** Assigns palette colours to call ids in order of first appearance, shared by both sides. */
@@ -140,7 +111,8 @@ function renderPane(
     if (s.callId === undefined || s.message === undefined || s.block === undefined) continue;
     const block = window.messages[s.message]?.blocks[s.block];
     const role = block?.kind === 'tool_result' ? 'result' : 'call';
-    const info = states.get(s.callId)?.[role];
+    const state = states.get(s.callId) ?? 'paired';
+    const label = pairLabel(state, s.callId);
     segments.push({
       start: displayStart(display, s.start),
       end: displayEnd(display, s.end),
@@ -148,8 +120,8 @@ function renderPane(
       callId: s.callId,
       role,
       colour: colours.of(s.callId),
-      state: info?.state ?? 'paired',
-      ...(info?.label ? { label: info.label } : {}),
+      state,
+      ...(label ? { label } : {}),
     });
   }
   segments.sort((a, b) => a.start - b.start);
@@ -164,20 +136,8 @@ function renderPane(
   return { pane, display };
 }
 
-/** 1-based line/column of an offset, from the report's line starts. */
-export function lineColumn(lineStarts: readonly number[], offset: number): { line: number; column: number } {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((lineStarts[mid] ?? 0) <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: lo + 1, column: offset - (lineStarts[lo] ?? 0) + 1 };
-}
-
-export function findingView(f: Finding, lineStarts: readonly number[]): FindingView {
-  const { line, column } = lineColumn(lineStarts.length ? lineStarts : [0], f.range.start);
+export function findingView(f: Finding, lines: LineIndex): FindingView {
+  const { line, column } = lines.position(f.range.start);
   return {
     rule: f.rule,
     severity: f.severity,
@@ -231,7 +191,7 @@ export function stepDetail(
 ): StepDetail | undefined {
   const step = report.steps.find((s) => s.index === index);
   if (!step) return undefined;
-  const findings = report.findings.filter((f) => f.step === index).map((f) => findingView(f, report.lineStarts));
+  const findings = report.findings.filter((f) => f.step === index).map((f) => findingView(f, LineIndex.fromStarts(report.lineStarts)));
   const empty: PaneText = { text: '', boundaryOffset: 0, boundaryMessages: 0, messageCount: 0, segments: [] };
   if (!step.rewrite) {
     const unavailable = 'The report kept no rewrite for this step (checked without keepRewrites).';
@@ -266,6 +226,7 @@ export function transcriptView(
   sourceText?: string,
 ): TranscriptView {
   const windowLevel = report.findings.filter((f) => f.step === undefined);
+  const lines = LineIndex.fromStarts(report.lineStarts);
   const index = chooseStep(report, selected);
   const detail = index === undefined ? undefined : stepDetail(report, index, engine, sourceText);
   return {
@@ -274,7 +235,7 @@ export function transcriptView(
     format: report.format,
     ...(report.tokenizer ? { tokenizer: `${report.tokenizer.encoding} (approximate)` } : {}),
     steps: report.steps.map(stepSummary),
-    windowFindings: windowLevel.slice(0, FINDINGS_CAP).map((f) => findingView(f, report.lineStarts)),
+    windowFindings: windowLevel.slice(0, FINDINGS_CAP).map((f) => findingView(f, lines)),
     findingsTotal: windowLevel.length,
     ...(index === undefined ? {} : { selected: index }),
     ...(detail ? { detail } : {}),

@@ -1,0 +1,49 @@
+/**
+ * Pair states: whether each tool call and result of a window has its partner.
+ * The one definition the orphan rules, the inspector and the diagnostics use.
+ *
+ * A call without a result is an orphan wherever it sits, except in a live
+ * window (a native trace, a session transcript) where a call at the frontier —
+ * no later assistant turn — is still pending. A result whose call is not in
+ * the window is an orphan (the rule reports it as `server-state-pairing` when
+ * the window continues server-side state).
+ */
+import type { Finding, RelatedLocation } from './findings';
+import { toolPairs, type ContextWindow, type ToolPair } from './model';
+import type { Report } from './results';
+import { idRange } from './rules/common';
+
+export type PairState = 'paired' | 'pending' | 'orphan-call' | 'orphan-result';
+
+/** The state of every call id of a window, in order of first appearance. */
+export function pairStates(window: ContextWindow, pairs: ReadonlyMap<string, ToolPair> = toolPairs(window)): Map<string, PairState> {
+  let lastAssistant = window.messages.length - 1;
+  while (lastAssistant >= 0 && window.messages[lastAssistant]?.role !== 'assistant') lastAssistant--;
+  const states = new Map<string, PairState>();
+  for (const pair of pairs.values()) {
+    if (!pair.call) states.set(pair.id, 'orphan-result');
+    else if (pair.results.length > 0) states.set(pair.id, 'paired');
+    else states.set(pair.id, window.live && pair.call.message >= lastAssistant ? 'pending' : 'orphan-call');
+  }
+  return states;
+}
+
+/**
+ * A finding's related locations: its own, and for a pair a rewrite broke, the
+ * partner as it was in the window before the rewrite (the call of an orphaned
+ * result, the result of an orphaned call) unless the finding already points there.
+ */
+export function relatedLocations(finding: Finding, report: Report): RelatedLocation[] {
+  const own = finding.related ?? [];
+  if (finding.step === undefined || !finding.toolCallId) return [...own];
+  if (finding.rule !== 'tool-result-orphaned' && finding.rule !== 'tool-use-orphaned') return [...own];
+  const before = report.steps.find((s) => s.index === finding.step)?.rewrite?.before;
+  const pair = before ? toolPairs(before).get(finding.toolCallId) : undefined;
+  const partner =
+    finding.rule === 'tool-result-orphaned'
+      ? { range: idRange(pair?.call?.value), message: 'the call, before the rewrite dropped it' }
+      : { range: idRange(pair?.results[0]?.value), message: 'the result, before the rewrite dropped it' };
+  const range = partner.range;
+  if (!range || own.some((r) => r.range.start === range.start)) return [...own];
+  return [...own, { range, message: partner.message }];
+}
