@@ -15,15 +15,15 @@ import { idRange } from './rules/common';
 
 export type PairState = 'paired' | 'pending' | 'orphan-call' | 'orphan-result';
 
-/** The state of every call id of a window, in order of first appearance. */
+/** The state of every pair of a window, keyed like `toolPairs` (by `pairKey`), in order of first appearance. */
 export function pairStates(window: ContextWindow, pairs: ReadonlyMap<string, ToolPair> = toolPairs(window)): Map<string, PairState> {
   let lastAssistant = window.messages.length - 1;
   while (lastAssistant >= 0 && window.messages[lastAssistant]?.role !== 'assistant') lastAssistant--;
   const states = new Map<string, PairState>();
-  for (const pair of pairs.values()) {
-    if (!pair.call) states.set(pair.id, 'orphan-result');
-    else if (pair.results.length > 0) states.set(pair.id, 'paired');
-    else states.set(pair.id, window.live && pair.call.message >= lastAssistant ? 'pending' : 'orphan-call');
+  for (const [key, pair] of pairs) {
+    if (!pair.call) states.set(key, 'orphan-result');
+    else if (pair.results.length > 0) states.set(key, 'paired');
+    else states.set(key, window.live && pair.call.message >= lastAssistant ? 'pending' : 'orphan-call');
   }
   return states;
 }

@@ -26,7 +26,7 @@ export type {
   TextEdit,
   TokenEncoding,
 } from '../core/index';
-export { checkAgainst, LineIndex, pairStates, planFix, relatedLocations, renderWindow, RULES } from '../core/index';
+export { checkAgainst, LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES } from '../core/index';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';

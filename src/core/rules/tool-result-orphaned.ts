@@ -26,8 +26,8 @@ export const meta = defineRule({
 export function checkToolResultOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
   const states = pairStates(window, pairs);
   const findings: Finding[] = [];
-  for (const pair of pairs.values()) {
-    if (states.get(pair.id) !== 'orphan-result') continue;
+  for (const [key, pair] of pairs) {
+    if (states.get(key) !== 'orphan-result') continue;
     for (const result of pair.results) {
       const range = firstRange(idRange(result.value), window.source);
       if (window.serverState) {

@@ -25,9 +25,9 @@ export const meta = defineRule({
 export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
   const states = pairStates(window, pairs);
   const findings: Finding[] = [];
-  for (const pair of pairs.values()) {
+  for (const [key, pair] of pairs) {
     const call = pair.call;
-    if (!call || states.get(pair.id) !== 'orphan-call') continue;
+    if (!call || states.get(key) !== 'orphan-call') continue;
     const where = window.live ? 'and the conversation moved on' : 'and this request is sent without it';
     findings.push(
       ruleFinding(meta, firstRange(idRange(call.value), window.source), `Tool call ${idText(pair.id)} (${call.value.name}) has no result ${where}`, {

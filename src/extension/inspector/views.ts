@@ -17,7 +17,7 @@ import type {
   StepSummary,
 } from '../../shared/protocol';
 import { PROTOCOL_VERSION } from '../../shared/protocol';
-import { type ContextWindow, type Finding, type FixPlan, LineIndex, pairStates, type PairState, type RenderedWindow, type Report, type Rewrite, type StepReport } from '../engine';
+import { type ContextWindow, type Finding, type FixPlan, LineIndex, pairKey, pairStates, type PairState, type RenderedWindow, type Report, type Rewrite, type StepReport } from '../engine';
 import { partitionPoint } from '../../shared/search';
 
 /** The engine functions the views need (from `src/core`). */
@@ -111,7 +111,7 @@ function renderPane(
     if (s.callId === undefined || s.message === undefined || s.block === undefined) continue;
     const block = window.messages[s.message]?.blocks[s.block];
     const role = block?.kind === 'tool_result' ? 'result' : 'call';
-    const state = states.get(s.callId) ?? 'paired';
+    const state = states.get(pairKey(s.callId, s.message, s.block)) ?? 'paired';
     const label = pairLabel(state, s.callId);
     segments.push({
       start: displayStart(display, s.start),
