@@ -26,7 +26,7 @@ test('pair states: paired, pending at a live frontier, orphaned call, orphaned r
   assert.deepEqual(Object.fromEntries(live), { a: 'paired', ghost: 'orphan-result', lost: 'orphan-call', waiting: 'pending' });
   const request = pairStates(win([], messages, 0, false));
   assert.equal(request.get('waiting'), 'orphan-call', 'a request body is not live: nothing is pending');
-  const empty = pairStates(win([], [msg('assistant', call('', 'query')), msg('tool', result('', 'ok')), msg('user', text('next'))], 0));
+  const empty = pairStates(win([], [msg('assistant', call('', 'query')), msg('tool', result('', 'ok')), msg('assistant', text('moved on'))], 0));
   assert.deepEqual([...empty.values()], ['orphan-call', 'orphan-result'], 'an empty id pairs with nothing');
 });
 
