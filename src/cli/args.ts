@@ -1,6 +1,7 @@
 /** Parses the `prefix-lens` command line. Never throws: a bad command line is a usage error. */
 import type { Limits } from '../core/limits';
 import type { FormatId } from '../core/model';
+import { LIVE_USAGE, parseLiveArgs, type ProxyCommand, type RunCommand } from './live-args';
 
 export type OutputMode = 'plain' | 'json' | 'sarif';
 
@@ -10,6 +11,8 @@ export interface CheckCommand {
   readonly output: OutputMode;
   /** `--against OLD`: judge each FILE as a rewrite of OLD. */
   readonly against?: string;
+  /** `--follow`: keep reading the one FILE as it grows. */
+  readonly follow?: boolean;
   readonly paths: readonly string[];
   /** `--no-tokens`: no token counts (fastest). */
   readonly tokens: boolean;
@@ -28,11 +31,15 @@ const LIMIT_FLAGS: Readonly<Record<string, keyof Limits>> = {
 
 export type Command =
   | CheckCommand
+  | ProxyCommand
+  | RunCommand
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'usage-error'; readonly message: string };
 
 export const USAGE = `Usage: prefix-lens check [--format F] [--json | --sarif] [--against OLD] [--no-tokens] [--max-… N] FILE|DIR...
+       prefix-lens check --follow FILE
+${LIVE_USAGE}
 
 Checks agent transcripts and request logs: every rewrite of the context window
 must keep the consumed prefix byte-identical and tool call/result pairs whole.
@@ -47,6 +54,7 @@ Options:
   --max-zip-entries N, --max-findings-per-rule N
                  limits on what is read and listed (defaults: docs/limits.md);
                  going past one ends that file with exit 2
+  --follow       print each step of FILE as its lines arrive; the summary on Ctrl+C
   -h, --help     show this help
   -v, --version  show the version
 
@@ -59,6 +67,7 @@ interface Draft {
   format?: string;
   output: OutputMode;
   against?: string;
+  follow?: boolean;
   paths: string[];
   tokens: boolean;
   limits: Partial<Record<keyof Limits, number>>;
@@ -70,14 +79,18 @@ export function parseArgs(argv: readonly string[], formats: readonly string[]): 
   const [command, ...rest] = argv;
   if (command === '-h' || command === '--help' || command === 'help') return { kind: 'help' };
   if (command === '-v' || command === '--version') return { kind: 'version' };
-  if (command !== 'check') return { kind: 'usage-error', message: `unknown command '${command}' (the command is \`check\`)` };
+  if (command === 'proxy' || command === 'run') return parseLiveArgs(command, rest);
   if (rest.includes('-h') || rest.includes('--help')) return { kind: 'help' };
+  if (command !== 'check') return { kind: 'usage-error', message: `unknown command '${command}' (the commands are \`check\`, \`proxy\`, \`run\`)` };
   const draft = parseCheckArgs(rest);
   if (typeof draft === 'string') return { kind: 'usage-error', message: draft };
   if (draft.format !== undefined && !formats.includes(draft.format)) {
     return { kind: 'usage-error', message: `unknown format '${draft.format}' (known: ${formats.join(', ')})` };
   }
   if (draft.paths.length === 0) return { kind: 'usage-error', message: 'no FILE given' };
+  if (draft.follow && (draft.paths.length !== 1 || draft.against !== undefined || draft.output !== 'plain')) {
+    return { kind: 'usage-error', message: '--follow takes exactly one FILE (plain output, no --against)' };
+  }
   return {
     kind: 'check',
     output: draft.output,
@@ -86,6 +99,7 @@ export function parseArgs(argv: readonly string[], formats: readonly string[]): 
     limits: draft.limits,
     ...(draft.format !== undefined ? { format: draft.format as FormatId } : {}),
     ...(draft.against !== undefined ? { against: draft.against } : {}),
+    ...(draft.follow ? { follow: true } : {}),
   };
 }
 
@@ -110,6 +124,8 @@ function parseCheckArgs(args: readonly string[]): Draft | string {
       const value = inline ?? args[++i];
       if (value === undefined || !/^\d+$/.test(value)) return `${flag} needs a whole number`;
       draft.limits[LIMIT_FLAGS[flag]] = Number(value);
+    } else if (arg === '--follow') {
+      draft.follow = true;
     } else if (arg === '--') {
       draft.paths.push(...args.slice(i + 1));
       break;

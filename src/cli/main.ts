@@ -16,6 +16,8 @@ import { toSarif } from '../core/report/sarif';
 import { escapeControls, LineIndex } from '../core/text';
 import { parseArgs, USAGE, type CheckCommand } from './args';
 import { expandPaths, FORMAT_IDS, nameOf, openTranscript, type Located } from './files';
+import { followFile } from './follow';
+import { runCommand, runProxy } from './live';
 import { paletteFor, plainReport } from './plain';
 
 export const EXIT_OK = 0;
@@ -28,7 +30,7 @@ interface Outcome {
   readonly troubles: string[];
 }
 
-function main(argv: readonly string[]): number {
+function main(argv: readonly string[]): number | Promise<number> {
   const command = parseArgs(argv, FORMAT_IDS);
   switch (command.kind) {
     case 'help':
@@ -42,8 +44,21 @@ function main(argv: readonly string[]): number {
       process.stderr.write(`${USAGE.split('\n')[0]}\n`);
       return EXIT_TROUBLE;
     case 'check':
-      return runCheckCommand(command);
+      return command.follow ? runFollow(command) : runCheckCommand(command);
+    case 'proxy':
+      return runProxy(command);
+    case 'run':
+      return runCommand(command);
   }
+}
+
+function runFollow(command: CheckCommand): number | Promise<number> {
+  const [file] = command.paths;
+  if (file === undefined || !fs.existsSync(file)) {
+    complain(`${file}: cannot read (no such file)`);
+    return EXIT_TROUBLE;
+  }
+  return followFile(file, command.format);
 }
 
 /** Runs `prefix-lens check`: checks every file it names, prints the reports, returns the exit code. */
@@ -138,10 +153,16 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (error) {
+function internalError(error: unknown): number {
   if (process.env.PREFIX_LENS_DEBUG) process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
   complain(`internal error: ${oneLine(error)}`);
-  process.exitCode = EXIT_TROUBLE;
+  return EXIT_TROUBLE;
+}
+
+try {
+  const result = main(process.argv.slice(2));
+  if (typeof result === 'number') process.exitCode = result;
+  else result.then((code) => process.exit(code), (error: unknown) => process.exit(internalError(error)));
+} catch (error) {
+  process.exitCode = internalError(error);
 }

@@ -4,7 +4,7 @@
  * Coloured only when asked (stdout is a TTY and NO_COLOR is unset).
  */
 import type { Report, StepReport } from '../core/results';
-import type { Decision, Severity } from '../core/findings';
+import type { Decision, Finding, Severity } from '../core/findings';
 import { formatNumber, summaryLine } from '../core/report/markdown';
 import { escapeControls as esc, LineIndex } from '../core/text';
 
@@ -47,14 +47,17 @@ const FOLD_PATCH_RUN = 2;
 export function plainReport(report: Report, c: Palette): string[] {
   const lines = LineIndex.fromStarts(report.lineStarts);
   const file = esc(report.file);
-  const out = report.findings.map((f) => {
-    const { line, column } = lines.position(f.range.start);
-    const id = f.toolCallId !== undefined ? ` ${c.dim(`[${esc(f.toolCallId)}]`)}` : '';
-    return `${c.bold(`${file}:${line}:${column}`)} ${severity(f.severity, c)} ${c.dim(f.rule)} ${esc(f.message)}${id}`;
-  });
+  const out = report.findings.map((f) => findingLine(report.file, f, lines, c));
   out.push(...stepLines(report.steps, c));
   out.push(`${c.bold(file)}: ${esc(summaryLine(report).replace(/`/g, ''))}`);
   return out;
+}
+
+/** `file:line:col severity rule message [call id]`, input text escaped. */
+export function findingLine(file: string, f: Finding, lines: LineIndex, c: Palette): string {
+  const { line, column } = lines.position(f.range.start);
+  const id = f.toolCallId !== undefined ? ` ${c.dim(`[${esc(f.toolCallId)}]`)}` : '';
+  return `${c.bold(`${esc(file)}:${line}:${column}`)} ${severity(f.severity, c)} ${c.dim(f.rule)} ${esc(f.message)}${id}`;
 }
 
 function stepLines(steps: readonly StepReport[], c: Palette): string[] {

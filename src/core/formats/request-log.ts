@@ -173,7 +173,7 @@ function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec):
   return { current: read.request, carry: { text: line.text, base: line.base, items: read.items } };
 }
 
-function loggedExchange(request: ParsedRequest, response: JsonNode | undefined, codec: ProviderCodec): LoggedExchange {
+export function loggedExchange(request: ParsedRequest, response: JsonNode | undefined, codec: ProviderCodec): LoggedExchange {
   const conversation = prop(response, 'conversation');
   return {
     request,
