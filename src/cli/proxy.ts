@@ -85,7 +85,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, guard
     return;
   }
   if (!provider || req.method !== 'POST') return forward(req, res, body, options, undefined);
-  const outcome = guard.judge(provider, body.toString('utf8'));
+  const outcome = judged(guard, provider, body);
   if (outcome.kind === 'malformed') {
     answer(res, 400, provider, `Prefix Lens proxy: ${outcome.reason}`, 'invalid_json');
     return;
@@ -102,6 +102,16 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, guard
     return;
   }
   return forward(req, res, body, options, { pending: outcome.pending, guard, log, path });
+}
+
+/** The guard's outcome; an internal error in the engine forwards the request unjudged (and says so). */
+function judged(guard: LiveGuard, provider: LiveProvider, body: Buffer): ReturnType<LiveGuard['judge']> {
+  try {
+    return guard.judge(provider, body.toString('utf8'));
+  } catch (error) {
+    process.stderr.write(`prefix-lens proxy: a request could not be judged (${(error as Error).message}); forwarded unjudged\n`);
+    return { kind: 'not-a-request' };
+  }
 }
 
 function isRefused(verdict: LiveVerdict, enforce: ProxyOptions['enforce']): boolean {
@@ -133,8 +143,9 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buff
         if (recording) chunks.push(chunk);
       });
       answerStream.on('end', () => {
-        res.end();
+        // Logged before the client sees the end: an exchange the client has is on disk.
         if (recording) record(recording, answerStream, Buffer.concat(chunks).toString('utf8'), body);
+        res.end();
         resolve();
       });
       answerStream.on('error', reject);
@@ -154,8 +165,12 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buff
 function record(recording: Recording, answer: http.IncomingMessage, text: string, body: Buffer): void {
   const streamed = (answer.headers['content-type'] ?? '').includes('text/event-stream');
   const status = answer.statusCode ?? 0;
-  recording.guard.record(recording.pending, status, text, streamed);
-  recording.log?.exchange(recording.path, body.toString('utf8'), status, text, streamed, recording.pending);
+  try {
+    recording.guard.record(recording.pending, status, text, streamed);
+    recording.log?.exchange(recording.path, body.toString('utf8'), status, text, streamed, recording.pending);
+  } catch (error) {
+    process.stderr.write(`prefix-lens proxy: an exchange could not be recorded (${(error as Error).message})\n`);
+  }
 }
 
 function passHeaders(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
