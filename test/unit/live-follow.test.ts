@@ -51,6 +51,8 @@ describe('check --follow', () => {
   it('refuses a second FILE or --json', () => {
     assert.equal(parseArgs(['check', '--follow', 'a', 'b'], ['native']).kind, 'usage-error');
     assert.equal(parseArgs(['check', '--follow', '--json', 'a'], ['native']).kind, 'usage-error');
-    assert.deepEqual(parseArgs(['check', '--follow', 'a'], ['native']), { kind: 'check', output: 'plain', paths: ['a'], follow: true });
+    const command = parseArgs(['check', '--follow', 'a'], ['native']);
+    assert.ok(command.kind === 'check' && command.follow === true);
+    assert.deepEqual(command.paths, ['a']);
   });
 });
