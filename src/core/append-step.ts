@@ -22,7 +22,8 @@
  */
 import { identityKeys, type Finding } from './findings';
 import { extendsMessages } from './formats/native-object';
-import { pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
+import { CARRIED_FROM, pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
+import type { RenderCache } from './render';
 import { newSchemaMismatch } from './rules/schema-changed';
 import { selfEditFindings } from './rules/self-edit';
 import { reusedIdFinding } from './rules/tool-call-id-reused';
@@ -33,17 +34,37 @@ import { checkToolUseOrphaned } from './rules/tool-use-orphaned';
 
 type Member = ToolPair['results'][number];
 
-function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
+/**
+ * Two messages read alike: the same object, readings of the same bytes
+ * (`CARRIED_FROM`), or the same render. Their roles, blocks, ids and inputs are
+ * then equal; only their source ranges may differ.
+ */
+function sameMessage(a: Message, b: Message, render: RenderCache): boolean {
+  return a === b || (a[CARRIED_FROM] ?? a) === (b[CARRIED_FROM] ?? b) || render.messageText(a) === render.messageText(b);
+}
+
+function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[], render: RenderCache): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as ToolSchema;
+    const y = b[i] as ToolSchema;
+    if (x !== y && (x.name !== y.name || x.version !== y.version || render.tool(x) !== render.tool(y))) return false;
+  }
   return true;
 }
 
-/** True when `after` only appends messages to `before` (see the module comment). */
-export function isExtension(before: ContextWindow, after: ContextWindow): boolean {
+/**
+ * True when `after` only appends messages to `before` (see the module
+ * comment): every message of `before` in place, read alike, and the same
+ * tools, format and kind of window.
+ */
+export function isExtension(before: ContextWindow, after: ContextWindow, render: RenderCache): boolean {
   if (after.format !== before.format || after.live !== before.live || !after.serverState !== !before.serverState) return false;
-  return sameTools(before.tools, after.tools) && extendsMessages(before.messages, after.messages);
+  if (after.messages.length < before.messages.length || !sameTools(before.tools, after.tools, render)) return false;
+  if (extendsMessages(before.messages, after.messages)) return true;
+  for (let i = 0; i < before.messages.length; i++) if (!sameMessage(before.messages[i] as Message, after.messages[i] as Message, render)) return false;
+  return true;
 }
 
 /** The findings of an extension: window findings it introduces and step findings, in the full judge's order. */
@@ -62,7 +83,7 @@ export function extensionFindings(rewrite: Rewrite, beforePairs: () => Map<strin
   if (before.live && hasAssistant(after, from)) keys.push(...frontierCallKeys(before));
   if (!keys.length) return { introduced: [], step: selfEditFindings(rewrite) };
   const pairs = beforePairs();
-  const { beforeTouched, afterTouched } = touchedPairs(pairs, added, keys);
+  const { beforeTouched, afterTouched } = touchedPairs(after, pairs, added, keys);
   const beforeKeys = new Set(identityKeys(windowChecks(before, beforeTouched)));
   const afterFindings = [...windowChecks(after, afterTouched, reusedIds(after, from, pairs))];
   const afterKeys = identityKeys(afterFindings);
@@ -131,14 +152,20 @@ function byAppearance(a: ToolPair, b: ToolPair): number {
   return (x?.message ?? 0) - (y?.message ?? 0) || (x?.block ?? 0) - (y?.block ?? 0);
 }
 
-/** The touched pairs before and after, in the after window's index order. */
-function touchedPairs(pairs: Map<string, ToolPair>, added: Map<string, { calls: Member[]; results: Member[] }>, keys: readonly string[]) {
+/** A member of a pair of the window before, as the block at its place in `window` (the same bytes, maybe other ranges). */
+function placed<T extends { readonly message: number; readonly block: number }>(member: T, window: ContextWindow): T {
+  return { ...member, value: window.messages[member.message]?.blocks[member.block] };
+}
+
+/** The touched pairs before and after (members as the after window's blocks), in the after window's index order. */
+function touchedPairs(window: ContextWindow, pairs: Map<string, ToolPair>, added: Map<string, { calls: Member[]; results: Member[] }>, keys: readonly string[]) {
   const after = new Map<string, ToolPair>();
   for (const key of new Set(keys)) {
     const old = pairs.get(key);
     const more = added.get(key);
-    const call = old?.call ?? (more?.calls[0] as ToolPair['call']);
-    after.set(key, { id: old?.id ?? key, results: [...(old?.results ?? []), ...(more?.results ?? [])], ...(call && { call }) });
+    const call = old?.call ? placed(old.call, window) : (more?.calls[0] as ToolPair['call']);
+    const results = [...(old?.results ?? []).map((r) => placed(r, window)), ...(more?.results ?? [])];
+    after.set(key, { id: old?.id ?? key, results, ...(call && { call }) });
   }
   const ordered = [...after.entries()].sort(([, a], [, b]) => byAppearance(a, b));
   const afterTouched = new Map(ordered);
@@ -157,7 +184,8 @@ function reusedIds(window: ContextWindow, from: number, pairs: Map<string, ToolP
   for (let m = from; m < window.messages.length; m++) {
     for (const call of (window.messages[m] as Message).blocks) {
       if (call.kind !== 'tool_call') continue;
-      const earlier = first.get(call.id) ?? pairs.get(call.id)?.call?.value;
+      const before = pairs.get(call.id)?.call;
+      const earlier = first.get(call.id) ?? (before && placed(before, window).value);
       if (earlier) findings.push(reusedIdFinding(window, call, earlier));
       else first.set(call.id, call);
     }

@@ -55,8 +55,27 @@ export function byPosition(findings: readonly Finding[]): Finding[] {
     .map(([f]) => f);
 }
 
-/** Judges a rewrite against the window just before it. */
+/**
+ * Judges a rewrite against the window just before it. A pure extension (see
+ * `append-step.ts`) is judged on the pairs it touches; anything else by the full judge.
+ */
 export function judgeRewrite(rewrite: Rewrite, options: GuardOptions = {}): StepVerdict {
+  const context = options.context ?? createEngineContext(options.tokens ?? false);
+  const consumed = () => (context.tokens ? boundaryPosition(rewrite.before, context).tokens : 0);
+  return judgeExtension(rewrite, context, consumed) ?? judgeFully(rewrite, { ...options, context });
+}
+
+/** The verdict of a pure extension, or undefined when `rewrite` is not one. */
+function judgeExtension(rewrite: Rewrite, context: EngineContext, consumedTokens: () => number): StepVerdict | undefined {
+  if (!isExtension(rewrite.before, rewrite.after, context.render)) return undefined;
+  const extension = extensionFindings(rewrite, () => pairsOf(rewrite.before, context));
+  if (!extension) return undefined;
+  const findings = byPosition(distinctFindings([...extension.introduced, ...extension.step]));
+  return { decision: decide(findings), source: rewrite.source, findings, cacheImpact: { consumedTokens: consumedTokens(), invalidatedTokens: 0 } };
+}
+
+/** The full judge: every window check on both windows, every step rule on their analysis. */
+export function judgeFully(rewrite: Rewrite, options: GuardOptions = {}): StepVerdict {
   const context = options.context ?? createEngineContext(options.tokens ?? false);
   const analysis = analyseRewrite(rewrite, context, options.beforeFile);
   const beforeKeys = new Set(identityKeys(windowFindings(rewrite.before, context)));
@@ -136,12 +155,9 @@ class StatefulGuard implements Guard {
 
   check(proposal: ContextWindow | ProposalObject, options: { readonly source?: RewriteSource } = {}): StepVerdict {
     const rewrite: Rewrite = { source: options.source ?? 'runtime', before: this.current, after: this.proposal(proposal), applied: true };
-    const extension = isExtension(rewrite.before, rewrite.after) ? extensionFindings(rewrite, () => pairsOf(rewrite.before, this.context)) : undefined;
-    if (extension) {
-      const findings = byPosition(distinctFindings([...extension.introduced, ...extension.step]));
-      return { decision: decide(findings), source: rewrite.source, findings, cacheImpact: { consumedTokens: this.consumedTokens(), invalidatedTokens: 0 } };
-    }
-    return judgeRewrite(rewrite, { context: this.context, ...(this.options.beforeFile !== undefined && { beforeFile: this.options.beforeFile }) });
+    const verdict = judgeExtension(rewrite, this.context, () => this.consumedTokens());
+    if (verdict) return verdict;
+    return judgeFully(rewrite, { context: this.context, ...(this.options.beforeFile !== undefined && { beforeFile: this.options.beforeFile }) });
   }
 
   apply(proposal: ContextWindow | ProposalObject): ContextWindow {

@@ -13,7 +13,7 @@ import { createEngineContext } from '../../src/core/context';
 import { proposalWindow, readWindowFields } from '../../src/core/formats/native-object';
 import { parseMessage, parseMessages } from '../../src/core/formats/native-parse';
 import { readPlainMessage } from '../../src/core/formats/native-plain';
-import { createGuard, guardRewrite, judgeRewrite } from '../../src/core/guard';
+import { createGuard, guardRewrite, judgeFully } from '../../src/core/guard';
 import { fromValue } from '../../src/core/json/parse';
 import type { ContextWindow, RewriteSource } from '../../src/core/model';
 import { RenderCache } from '../../src/core/render';
@@ -112,7 +112,7 @@ function runSequence(initial: { tools: Plain[]; messages: Plain[] }, boundary: n
       const proposal = proposalOf(op, runtime);
       const options = { source: sources[source % sources.length] as RewriteSource };
       const after = nodeWindow(proposal, reference);
-      const expected = judgeRewrite({ source: options.source, before: reference, after, applied: true }, { context: createEngineContext(tokens) });
+      const expected = judgeFully({ source: options.source, before: reference, after, applied: true }, { context: createEngineContext(tokens) });
       assert.deepStrictEqual(guard.check(proposal, options), expected, `${op.kind} checked`);
       assert.deepStrictEqual(guardRewrite(reference, proposal, { ...options, tokens }), expected, `${op.kind} stateless`);
       if (apply) {
@@ -134,7 +134,7 @@ const sequenceArb = fc.record({
   ops: fc.array(fc.record({ op: opArb, apply: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)), source: fc.nat(3) }), { minLength: 1, maxLength: 12 }),
 });
 
-test('a createGuard sequence gives exactly the verdicts of the full path on the same pairs of windows', () => {
+test('a createGuard sequence gives exactly the verdicts of the full judge on the same pairs of windows', () => {
   fc.assert(
     fc.property(sequenceArb, ({ tools, messages, boundary, ops }) => runSequence({ tools, messages }, boundary, ops, false)),
     { numRuns: 300 },
@@ -165,7 +165,7 @@ test('a guard on a ContextWindow takes Message objects; a shared history is not 
   const [next] = nodeMessages([{ role: 'user', content: 'more' }]);
   assert.ok(next);
   const proposal = { ...window, messages: [...window.messages, next] };
-  const expected = judgeRewrite({ source: 'runtime', before: window, after: proposal, applied: true });
+  const expected = judgeFully({ source: 'runtime', before: window, after: proposal, applied: true });
   assert.deepStrictEqual(guard.check(proposal), expected);
   assert.equal(guard.window, window, 'check leaves the guard unchanged');
   guard.generate([next]);
@@ -201,7 +201,7 @@ test('on every format, live or not, extensions with calls and results give the f
           messages = messages.map((m, i) => (i === at ? { ...m, blocks: [...m.blocks] } : m));
         }
         const proposal: ContextWindow = { ...current, messages, boundary: Math.min(step.boundary ?? current.boundary, messages.length) };
-        const expected = judgeRewrite({ source: 'runtime', before: current, after: proposal, applied: true }, { context: createEngineContext(false) });
+        const expected = judgeFully({ source: 'runtime', before: current, after: proposal, applied: true }, { context: createEngineContext(false) });
         assert.deepStrictEqual(guard.check(proposal), expected);
         if (step.apply) {
           guard.apply(proposal);
