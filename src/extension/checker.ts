@@ -1,12 +1,13 @@
 /**
- * Runs checks: small documents inline, documents over
+ * Where a check runs: small documents inline, documents over
  * `prefixLens.workerThresholdBytes` in a worker thread (dist/worker.js) so the
- * extension host never blocks. A status bar item shows checks that take long.
+ * extension host never blocks. Only `Sessions` asks it (it decides when).
+ * A status bar item shows checks that take long.
  */
 import * as vscode from 'vscode';
 import { Worker } from 'node:worker_threads';
 import type { WorkerAnswer } from './worker';
-import { checkRequest, type CheckRequest, type Report } from './engine';
+import { checkRequest, type CheckRequest, type Report, requestSize } from './engine';
 
 /** A check running longer than this shows the status bar item. */
 const STATUS_DELAY_MS = 250;
@@ -23,11 +24,12 @@ export class Checker implements vscode.Disposable {
 
   /** Checks a request; in a worker when the text is at least `thresholdBytes` long (UTF-16 units ≈ bytes). */
   async check(request: CheckRequest, thresholdBytes: number): Promise<Report> {
-    const label = request.file.split(/[\\/]/).pop() ?? request.file;
-    const timer = setTimeout(() => this.showProgress(label, request.text.length), STATUS_DELAY_MS);
+    const { file, length } = requestSize(request);
+    const label = file.split(/[\\/]/).pop() ?? file;
+    const timer = setTimeout(() => this.showProgress(label, length), STATUS_DELAY_MS);
     this.running++;
     try {
-      if (request.text.length >= thresholdBytes) {
+      if (length >= thresholdBytes) {
         this.stats.worker++;
         return await this.inWorker(request).catch((error: unknown) => {
           this.stats.failures.push(String(error));

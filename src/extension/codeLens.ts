@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { Sessions } from './sessions';
-import { readSettings } from './settings';
+import { readSettings, SECTION } from './settings';
 import { type Finding, type Report, RULES, type StepReport } from './engine';
 
 export const INSPECT_STEP_COMMAND = 'prefixLens.inspectStep';
@@ -40,10 +40,13 @@ function leadingFinding(report: Report, step: StepReport): Finding | undefined {
 export class StepCodeLenses implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly sessions: Sessions) {
-    this.subscription = sessions.onDidUpdate(() => this.changed.fire());
+    this.subscriptions = [
+      sessions.onDidUpdate(() => this.changed.fire()),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(`${SECTION}.codeLens`) && this.changed.fire()),
+    ];
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
@@ -64,12 +67,8 @@ export class StepCodeLenses implements vscode.CodeLensProvider, vscode.Disposabl
       });
   }
 
-  refresh(): void {
-    this.changed.fire();
-  }
-
   dispose(): void {
-    this.subscription.dispose();
+    for (const d of this.subscriptions) d.dispose();
     this.changed.dispose();
   }
 }

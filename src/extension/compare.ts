@@ -1,6 +1,6 @@
 /**
  * "Compare with…": judges a second transcript file as a rewrite of the first
- * (the engine's `checkAgainst`), and "Compare with HEAD": the file as a
+ * (the engine's `checkAgainst`, run where Sessions' Checker decides), and "Compare with HEAD": the file as a
  * rewrite of its committed version (the git extension's API when available,
  * else `git show HEAD:<path>`; not in untrusted workspaces). Findings land in
  * a separate "Prefix Lens (compare)" diagnostic collection on the newer file.
@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
 import { toDiagnostics } from './diagnostics';
 import { readSettings } from './settings';
-import { checkAgainst, checkOptions, type FileText, type Report } from './engine';
+import type { FileText, Report } from './engine';
 
 function targetUri(ctx: Ctx, uri: unknown): vscode.Uri | undefined {
   if (uri instanceof vscode.Uri) return uri;
@@ -23,10 +23,10 @@ async function fileTextOf(uri: vscode.Uri): Promise<{ fileText: FileText; docume
   return { fileText: { file: uri.fsPath || uri.toString(), text: document.getText() }, document };
 }
 
-/** Judges `newer` against `older`, publishes the findings on `newer` and summarises the decision. */
-function judge(ctx: Ctx, older: FileText, newer: FileText, document: vscode.TextDocument, label: string): Report {
+/** Judges `newer` against `older` (through Sessions, inline or in a worker), publishes the findings on `newer` and summarises the decision. */
+async function judge(ctx: Ctx, older: FileText, newer: FileText, document: vscode.TextDocument, label: string): Promise<Report> {
   const settings = readSettings(document.uri);
-  const report = checkAgainst(older, newer, checkOptions(settings.tokens));
+  const report = await ctx.sessions.compare(older, newer, document.uri);
   const range = (r: { start: number; end: number }) => new vscode.Range(document.positionAt(r.start), document.positionAt(r.end));
   ctx.compareDiagnostics.set(document.uri, toDiagnostics(report, { uri: document.uri, range }, settings.severity, ctx.rulesDoc));
   const last = report.steps[report.steps.length - 1];

@@ -1,14 +1,10 @@
 /** What every command factory and provider gets: the pieces of one activation (no module-level state). */
 import type * as vscode from 'vscode';
-import type { Checker } from './checker';
-import type { DiagnosticsManager } from './diagnostics';
 import type { Sessions } from './sessions';
 
 export interface Ctx {
   readonly extension: vscode.ExtensionContext;
   readonly sessions: Sessions;
-  readonly checker: Checker;
-  readonly diagnostics: DiagnosticsManager;
   /** docs/rules.md, where rule ids link to. */
   readonly rulesDoc: vscode.Uri;
   readonly log: vscode.LogOutputChannel;

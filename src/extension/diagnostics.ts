@@ -1,12 +1,12 @@
 /**
- * The diagnostics manager: owns the DiagnosticCollection, re-checks a
- * transcript after edits (debounced), publishes each report's findings at
- * their exact ranges with the rule id as code (linking to docs/rules.md) and
- * related locations, and clears a document's diagnostics when it closes.
+ * The diagnostics manager: owns the DiagnosticCollection and subscribes to
+ * Sessions: publishes each new report's findings at their exact ranges with
+ * the rule id as code (linking to docs/rules.md) and their related locations,
+ * and clears a document's diagnostics when its session closes.
  */
 import * as vscode from 'vscode';
 import type { Session, Sessions } from './sessions';
-import { readSettings, type SeverityOverride } from './settings';
+import { readSettings, REPUBLISH_KEYS, type SeverityOverride } from './settings';
 import { type Finding, relatedLocations, type Report, type RuleId, type Severity } from './engine';
 
 const SEVERITY: Readonly<Record<Severity | Exclude<SeverityOverride, 'off'>, vscode.DiagnosticSeverity>> = {
@@ -65,7 +65,6 @@ function sameFile(file: string, uri: vscode.Uri): boolean {
 
 export class DiagnosticsManager implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection('prefixLens');
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -74,52 +73,23 @@ export class DiagnosticsManager implements vscode.Disposable {
   ) {
     this.subscriptions.push(
       sessions.onDidUpdate((s) => this.publish(s)),
-      sessions.onDidClose((uri) => this.clear(uri)),
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.contentChanges.length > 0) this.schedule(e.document);
-      }),
+      sessions.onDidClose((uri) => this.collection.delete(uri)),
+      vscode.workspace.onDidChangeConfiguration((e) => REPUBLISH_KEYS.some((k) => e.affectsConfiguration(k)) && this.republishAll()),
     );
   }
 
-  /** Re-checks a transcript once edits pause for `prefixLens.debounceMs`. */
-  private schedule(document: vscode.TextDocument): void {
-    const session = this.sessions.get(document.uri);
-    if (!session) return;
-    const key = document.uri.toString();
-    const pending = this.timers.get(key);
-    if (pending) clearTimeout(pending);
-    const delay = readSettings(document.uri).debounceMs;
-    this.timers.set(
-      key,
-      setTimeout(() => {
-        this.timers.delete(key);
-        void this.sessions.check(session);
-      }, delay),
-    );
-  }
-
-  publish(session: Session): void {
+  private publish(session: Session): void {
     if (!session.report) return;
     const overrides = readSettings(session.uri).severity;
     this.collection.set(session.uri, toDiagnostics(session.report, session, overrides, this.rulesDoc));
   }
 
   /** Re-publishes every session (severity overrides changed). */
-  republishAll(): void {
+  private republishAll(): void {
     for (const session of this.sessions.all()) this.publish(session);
   }
 
-  private clear(uri: vscode.Uri): void {
-    const key = uri.toString();
-    const pending = this.timers.get(key);
-    if (pending) clearTimeout(pending);
-    this.timers.delete(key);
-    this.collection.delete(uri);
-  }
-
   dispose(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
     for (const d of this.subscriptions) d.dispose();
     this.collection.dispose();
   }

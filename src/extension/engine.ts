@@ -6,7 +6,7 @@
  * runs plain Node).
  */
 import type { CheckOptions, Report, TokenEncoding } from '../core/index';
-import { checkTranscript, detectFormat, inputFromText } from '../core/index';
+import { checkAgainst, checkTranscript, detectFormat, inputFromText } from '../core/index';
 
 export type {
   CheckOptions,
@@ -26,7 +26,7 @@ export type {
   TextEdit,
   TokenEncoding,
 } from '../core/index';
-export { checkAgainst, LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES } from '../core/index';
+export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES } from '../core/index';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';
@@ -37,18 +37,26 @@ export interface FileText {
   readonly text: string;
 }
 
-/** What one check needs: plain data, so it crosses to a worker thread unchanged. */
-export interface CheckRequest extends FileText {
-  readonly tokens: TokenEncoding | false;
+/**
+ * What one check needs: plain data, so it crosses to a worker thread
+ * unchanged. `transcript`: a document on its own; `against`: `newer` judged
+ * as a rewrite of `older` ("Compare with…").
+ */
+export type CheckRequest =
+  | ({ readonly kind: 'transcript'; readonly tokens: TokenEncoding | false } & FileText)
+  | { readonly kind: 'against'; readonly older: FileText; readonly newer: FileText; readonly tokens: TokenEncoding | false };
+
+/** The file a request is reported under, and how much text it checks (UTF-16 units). */
+export function requestSize(request: CheckRequest): { readonly file: string; readonly length: number } {
+  if (request.kind === 'transcript') return { file: request.file, length: request.text.length };
+  return { file: request.newer.file, length: request.older.text.length + request.newer.text.length };
 }
 
-export function checkOptions(tokens: TokenEncoding | false): CheckOptions {
-  return { keepRewrites: true, tokens };
-}
-
-/** Checks a document's text (never throws for bad input: the engine turns it into findings). */
+/** Checks a request (never throws for bad input: the engine turns it into findings). */
 export function checkRequest(request: CheckRequest): Report {
-  return checkTranscript(inputFromText(request.file, request.text), checkOptions(request.tokens));
+  const options: CheckOptions = { keepRewrites: true, tokens: request.tokens };
+  if (request.kind === 'against') return checkAgainst(request.older, request.newer, options);
+  return checkTranscript(inputFromText(request.file, request.text), options);
 }
 
 /** True when the engine recognises the first bytes as a transcript format. */

@@ -1,7 +1,8 @@
 /**
- * Prefix Lens in VS Code. `activate` builds one context object (sessions,
- * checker, diagnostics) and registers everything into `context.subscriptions`;
- * commands are small factories over that context. No module-level state.
+ * Prefix Lens in VS Code. `activate` builds the sessions (the one owner of
+ * checking, with its Checker) and their subscribers (diagnostics, CodeLens,
+ * tree, inspector), and registers everything into `context.subscriptions`;
+ * commands are small factories over one context object. No module-level state.
  */
 import * as vscode from 'vscode';
 import { Checker } from './checker';
@@ -11,10 +12,9 @@ import { compareWith, compareWithHead } from './compare';
 import type { Ctx } from './ctx';
 import { DiagnosticsManager } from './diagnostics';
 import { exportReport } from './export';
-import { applyCompactFix } from './fixes';
+import { APPLY_FIX_COMMAND, applyFix } from './fixes';
 import { registerInspector } from './inspector/panel';
 import { Sessions } from './sessions';
-import { RECHECK_KEYS, REPUBLISH_KEYS, SECTION } from './settings';
 import { nextRewrite, nextViolation, previousRewrite } from './stepping';
 import { REVEAL_COMMAND, RewritesTree, SELECT_STEP_COMMAND } from './tree';
 
@@ -51,13 +51,6 @@ function inspectStep(ctx: Ctx) {
   };
 }
 
-function applyFix(ctx: Ctx) {
-  return (uri: vscode.Uri, step: number) => {
-    const session = ctx.sessions.get(uri);
-    return session ? applyCompactFix(session, step) : Promise.resolve(false);
-  };
-}
-
 const COMMANDS: Readonly<Record<string, (ctx: Ctx) => Command>> = {
   'prefixLens.nextRewrite': nextRewrite,
   'prefixLens.previousRewrite': previousRewrite,
@@ -65,7 +58,7 @@ const COMMANDS: Readonly<Record<string, (ctx: Ctx) => Command>> = {
   'prefixLens.compareWith': compareWith,
   'prefixLens.compareWithHead': compareWithHead,
   'prefixLens.exportReport': exportReport,
-  'prefixLens.applyFix': applyFix,
+  [APPLY_FIX_COMMAND]: applyFix,
   [SELECT_STEP_COMMAND]: selectStep,
   [REVEAL_COMMAND]: revealFinding,
   [INSPECT_STEP_COMMAND]: inspectStep,
@@ -76,11 +69,11 @@ const TRANSCRIPT_SELECTOR: vscode.DocumentSelector = [{ scheme: 'file' }, { sche
 export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const log = vscode.window.createOutputChannel('Prefix Lens', { log: true });
   const checker = new Checker(vscode.Uri.joinPath(context.extensionUri, 'dist', 'worker.js').fsPath);
-  const sessions = new Sessions(checker, (session, step) => applyCompactFix(session, step));
+  const sessions = new Sessions(checker);
   const rulesDoc = rulesDocOf(context);
   const diagnostics = new DiagnosticsManager(sessions, rulesDoc);
   const compareDiagnostics = vscode.languages.createDiagnosticCollection('prefixLens.compare');
-  const ctx: Ctx = { extension: context, sessions, checker, diagnostics, rulesDoc, log, compareDiagnostics };
+  const ctx: Ctx = { extension: context, sessions, rulesDoc, log, compareDiagnostics };
   const tree = new RewritesTree(sessions);
   const lenses = new StepCodeLenses(sessions);
   context.subscriptions.push(log, checker, sessions, diagnostics, compareDiagnostics, tree, lenses);
@@ -92,11 +85,6 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     vscode.languages.registerCodeActionsProvider(TRANSCRIPT_SELECTOR, new TranscriptCodeActions(sessions), TranscriptCodeActions.metadata),
     vscode.languages.registerCodeLensProvider(TRANSCRIPT_SELECTOR, lenses),
     vscode.window.createTreeView('prefixLens.rewrites', { treeDataProvider: tree, showCollapseAll: true }),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (RECHECK_KEYS.some((k) => e.affectsConfiguration(k))) void sessions.refreshAll();
-      else if (REPUBLISH_KEYS.some((k) => e.affectsConfiguration(k))) diagnostics.republishAll();
-      if (e.affectsConfiguration(`${SECTION}.codeLens`)) lenses.refresh();
-    }),
   );
   registerInspector(context, sessions);
   sessions.start();

@@ -5,6 +5,7 @@
  * every other byte of the file stays as it was.
  */
 import * as vscode from 'vscode';
+import type { Ctx } from './ctx';
 import type { Session } from './sessions';
 import { addPlaceholderResult, type Finding, planFix, removeOrphanedResult, type TextEdit } from './engine';
 
@@ -50,8 +51,13 @@ export function orphanFix(session: Session, finding: Finding): PlannedFix | unde
   return undefined;
 }
 
-/** The session's `applyFix(step)`: applies the step's compaction fix as one edit. */
-export async function applyCompactFix(session: Session, stepIndex: number): Promise<boolean> {
-  const fix = compactFix(session, stepIndex);
-  return fix ? vscode.workspace.applyEdit(fix.edit) : false;
+/** `prefixLens.applyFix(uri, step)` (the inspector's Apply): the step's compaction fix as one edit; false when there is none. */
+export const APPLY_FIX_COMMAND = 'prefixLens.applyFix';
+
+export function applyFix(ctx: Ctx): (uri: vscode.Uri, step: number) => Promise<boolean> {
+  return async (uri, step) => {
+    const session = ctx.sessions.get(uri);
+    const fix = session && compactFix(session, step);
+    return fix ? vscode.workspace.applyEdit(fix.edit) : false;
+  };
 }

@@ -1,18 +1,19 @@
 /**
  * The session registry: one Session per open transcript document, holding the
  * engine's report (checked with `keepRewrites: true`) and the selected step.
- * Opens sessions for documents the sniff recognises, checks them (through the
- * Checker), tracks the selected step both ways (editor cursor ↔ step) and the
- * active transcript, and closes sessions with their documents.
+ * The one owner of checking: it opens sessions for documents the sniff
+ * recognises, decides when a document is (re)checked (on open, after edits
+ * pause for `prefixLens.debounceMs`, when a checking setting changes) and hands
+ * every check, "Compare with…" included, to the Checker, which decides where
+ * (inline or in a worker). Diagnostics, CodeLens, the tree and the inspector
+ * only subscribe to its events. It also tracks the selected step both ways
+ * (editor cursor ↔ step) and the active transcript.
  */
 import * as vscode from 'vscode';
 import type { Checker } from './checker';
-import { readSettings } from './settings';
+import { readSettings, RECHECK_KEYS } from './settings';
 import { isTranscript } from './sniff';
-import type { Report, SourceRange, StepReport } from './engine';
-
-/** Applies the "Compact in whole pairs" fix of a step (provided by fixes.ts, injected to avoid a cycle). */
-export type StepFixer = (session: Session, step: number) => Promise<boolean>;
+import type { FileText, Report, SourceRange, StepReport } from './engine';
 
 export class Session {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -22,10 +23,7 @@ export class Session {
   /** The document version the report was computed for. */
   reportVersion = -1;
 
-  constructor(
-    readonly document: vscode.TextDocument,
-    private readonly fixer: StepFixer,
-  ) {}
+  constructor(readonly document: vscode.TextDocument) {}
 
   get uri(): vscode.Uri {
     return this.document.uri;
@@ -71,10 +69,6 @@ export class Session {
     return this.moveSelection(range, true);
   }
 
-  applyFix(step: number): Promise<boolean> {
-    return this.fixer(this, step);
-  }
-
   range(range: SourceRange): vscode.Range {
     return new vscode.Range(this.document.positionAt(range.start), this.document.positionAt(range.end));
   }
@@ -108,6 +102,8 @@ export class Sessions implements vscode.Disposable {
   private readonly activeChanged = new vscode.EventEmitter<Session | undefined>();
   private readonly updated = new vscode.EventEmitter<Session>();
   private readonly closed = new vscode.EventEmitter<vscode.Uri>();
+  /** Re-checks waiting for edits to pause, by document URI. */
+  private readonly pending = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly subscriptions: vscode.Disposable[] = [];
   readonly onDidChangeActive = this.activeChanged.event;
   /** A session got a new report. */
@@ -115,12 +111,11 @@ export class Sessions implements vscode.Disposable {
   /** A session ended (document closed or no longer a transcript). */
   readonly onDidClose = this.closed.event;
 
-  constructor(
-    private readonly checker: Checker,
-    private readonly fixer: StepFixer,
-  ) {
+  constructor(private readonly checker: Checker) {
     this.subscriptions.push(
       vscode.workspace.onDidOpenTextDocument((d) => void this.open(d)),
+      vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length > 0 && this.schedule(e.document)),
+      vscode.workspace.onDidChangeConfiguration((e) => RECHECK_KEYS.some((k) => e.affectsConfiguration(k)) && void this.refreshAll()),
       vscode.workspace.onDidCloseTextDocument((d) => this.close(d.uri)),
       vscode.window.onDidChangeActiveTextEditor((e) => this.updateActive(e)),
       vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => void this.open(e.document))),
@@ -153,7 +148,7 @@ export class Sessions implements vscode.Disposable {
     const existing = this.get(document.uri);
     if (existing) return existing;
     if (!isTranscript(document, readSettings(document.uri))) return undefined;
-    const session = new Session(document, this.fixer);
+    const session = new Session(document);
     this.byUri.set(document.uri.toString(), session);
     await this.check(session);
     if (vscode.window.activeTextEditor?.document === document) this.updateActive(vscode.window.activeTextEditor);
@@ -161,11 +156,12 @@ export class Sessions implements vscode.Disposable {
   }
 
   /** Checks a session's document as it is now; a stale result (document edited meanwhile) is dropped. */
-  async check(session: Session): Promise<void> {
+  private async check(session: Session): Promise<void> {
     const settings = readSettings(session.uri);
     const version = session.document.version;
-    const request = { file: session.uri.fsPath || session.uri.toString(), text: session.document.getText(), tokens: settings.tokens };
+    const file = session.uri.fsPath || session.uri.toString();
     try {
+      const request = { kind: 'transcript', file, text: session.document.getText(), tokens: settings.tokens } as const;
       const report = await this.checker.check(request, settings.workerThresholdBytes);
       if (session.document.version !== version || this.get(session.uri) !== session) return;
       session.setReport(report, version);
@@ -173,12 +169,31 @@ export class Sessions implements vscode.Disposable {
     } catch (error) {
       // Edited into something that is no longer a transcript: end the session quietly.
       if (!isTranscript(session.document, settings)) return this.close(session.uri);
-      void vscode.window.showWarningMessage(`Prefix Lens could not check ${request.file}: ${String(error)}`);
+      void vscode.window.showWarningMessage(`Prefix Lens could not check ${file}: ${String(error)}`);
     }
   }
 
+  /** Re-checks a transcript once edits pause for `prefixLens.debounceMs`. */
+  private schedule(document: vscode.TextDocument): void {
+    const session = this.get(document.uri);
+    if (!session) return;
+    const key = document.uri.toString();
+    clearTimeout(this.pending.get(key));
+    const recheck = () => {
+      this.pending.delete(key);
+      void this.check(session);
+    };
+    this.pending.set(key, setTimeout(recheck, readSettings(document.uri).debounceMs));
+  }
+
+  /** "Compare with…": `newer` judged as a rewrite of `older`, checked where the Checker decides. */
+  compare(older: FileText, newer: FileText, scope: vscode.Uri): Promise<Report> {
+    const settings = readSettings(scope);
+    return this.checker.check({ kind: 'against', older, newer, tokens: settings.tokens }, settings.workerThresholdBytes);
+  }
+
   /** Re-evaluates every open document (settings changed): opens, re-checks or closes sessions. */
-  async refreshAll(): Promise<void> {
+  private async refreshAll(): Promise<void> {
     await Promise.all(
       vscode.workspace.textDocuments.map(async (document) => {
         const session = this.get(document.uri);
@@ -193,6 +208,8 @@ export class Sessions implements vscode.Disposable {
     const session = this.get(uri);
     if (!session) return;
     this.byUri.delete(uri.toString());
+    clearTimeout(this.pending.get(uri.toString()));
+    this.pending.delete(uri.toString());
     session.dispose();
     this.closed.fire(uri);
     if (this.lastActive === session) {
@@ -220,6 +237,8 @@ export class Sessions implements vscode.Disposable {
   }
 
   dispose(): void {
+    for (const timer of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
     for (const session of this.byUri.values()) session.dispose();
     this.byUri.clear();
     for (const d of this.subscriptions) d.dispose();

@@ -15,6 +15,7 @@ import {
   VIEW_TYPE,
   type WebviewMessage,
 } from '../../shared/protocol';
+import { APPLY_FIX_COMMAND } from '../fixes';
 import type { Session, Sessions } from '../sessions';
 import { inspectorHtml, makeNonce } from './html';
 import { transcriptView, chooseStep, type InspectorEngine, stepDetail } from './views';
@@ -137,7 +138,7 @@ class InspectorHost implements vscode.Disposable {
         await session?.revealRange(message.range);
         return;
       case 'applyFix': {
-        const applied = session ? await session.applyFix(message.step) : false;
+        const applied = session ? await vscode.commands.executeCommand<boolean>(APPLY_FIX_COMMAND, session.uri, message.step) : false;
         const text = applied ? 'Compacted in whole pairs.' : 'The fix could not be applied.';
         this.post({ type: 'fixResult', step: message.step, applied, message: text });
         return;

@@ -74,7 +74,7 @@ suite('quick fixes', () => {
     const viaQuickFix = session.document.getText();
     await undoRestores(session, original);
     await settled(session);
-    assert.equal(await session.applyFix(1), true);
+    assert.equal(await vscode.commands.executeCommand('prefixLens.applyFix', session.uri, 1), true);
     await settled(session);
     assert.equal(session.document.getText(), viaQuickFix, 'applyFix applies exactly the quick fix edit');
     assert.notEqual(session.report?.steps[0]?.decision, 'abort');

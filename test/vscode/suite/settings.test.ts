@@ -1,6 +1,7 @@
 /// <reference types="mocha" />
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { Report } from '../../../src/core/results';
 import { api, closeAll, codeOf, diagnosticsOf, example, fixture, openTranscript, setSetting, waitFor } from './helpers';
 
 suite('settings', () => {
@@ -50,6 +51,13 @@ suite('settings', () => {
       session.report?.steps.map((s) => [s.decision, s.rules]),
       inline?.steps.map((s) => [s.decision, s.rules]),
     );
+    // "Compare with…" goes through the same Checker: over the threshold, in a worker too.
+    const before = await openTranscript(fixture('compare-before.json'));
+    const after = await openTranscript(fixture('compare-after.json'));
+    const compareWorkers = checker.stats.worker;
+    const compared = await vscode.commands.executeCommand<Report>('prefixLens.compareWith', before.session.uri, after.session.uri);
+    assert.equal(compared?.steps[0]?.decision, 'abort');
+    assert.equal(checker.stats.worker, compareWorkers + 1, 'the comparison ran in a worker');
   });
 
   test('prefixLens.include adds files by glob, still only when the content is a transcript', async () => {
