@@ -283,9 +283,9 @@ export const VERDICTS: readonly Verdict[] = [
     file: 'openai-responses/pydanticai_test_openai_conversation_id_tool_call_continuation.requests.jsonl',
     format: 'openai-responses',
     decisions: ['patch'],
-    findings: { 'info record-skipped': 2, 'info server-state-pairing': 1 },
+    findings: { 'info record-skipped': 2 },
     exit: 0,
-    reason: 'the function_call_output pairs with a call held in the server-side conversation; the conversation create/delete records are skipped',
+    reason: 'the function_call_output continues the conversation, whose call the previous logged response in this file made: it pairs there; the conversation create/delete records are skipped',
   },
   {
     file: 'openai-responses/pydanticai_test_openai_responses_history_with_combined_tool_call_id.requests.jsonl',

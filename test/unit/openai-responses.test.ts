@@ -85,20 +85,23 @@ describe('openai-responses: reading a request body', () => {
 });
 
 describe('openai-responses: server state', () => {
-  it('conversation continuation: record-skipped for the non-request lines, server-state-pairing info, no orphan', () => {
+  it('conversation continuation: record-skipped for the non-request lines; the call the previous logged response made pairs (no server-state info, no orphan)', () => {
     const events = readEvents(openaiResponsesAdapter, CONVERSATION);
     assert.deepEqual(events.kinds, ['finding', 'window', 'step', 'window', 'finding']);
     assert.match(events.findings[0]!.message, /\/v1\/conversations/);
     assert.match(events.findings[1]!.message, /DELETE/);
-    const raw = events.windows[1]!;
-    assert.equal(raw.serverState?.kind, 'conversation');
-    assert.deepEqual(raw.messages.map((m) => m.blocks[0]!.kind), ['text', 'tool_result'], 'the request itself holds only the output');
+    const continued = events.windows[1]!;
+    assert.equal(continued.serverState?.kind, 'conversation');
+    assert.deepEqual(continued.messages.map((m) => m.blocks[0]!.kind), ['text', 'text', 'tool_call', 'tool_result'], 'checked with the history it continues');
     const report = checkTranscript({ file: CONVERSATION, text: fileText(CONVERSATION) }, { tokens: false });
-    const rules = report.findings.map((f) => f.rule);
-    assert.ok(rules.includes('server-state-pairing'));
-    assert.ok(!rules.includes('tool-result-orphaned'));
-    assert.ok(!rules.includes('tool-use-orphaned'));
+    assert.deepEqual(report.findings.map((f) => f.rule), ['record-skipped', 'record-skipped']);
     assert.deepEqual(report.steps.map((s) => s.decision), ['patch']);
+  });
+
+  it('a request whose call is in a conversation this log does not hold: server-state-pairing info, no orphan', () => {
+    const third = fileText(CONVERSATION).split('\n')[2]!;
+    const report = checkTranscript({ file: 'third.jsonl', text: `${third}\n` }, { tokens: false, format: 'openai-responses' });
+    assert.deepEqual(report.findings.map((f) => [f.severity, f.rule]), [['info', 'server-state-pairing']]);
   });
 
   it('judges a continued request as the history plus the new input', () => {

@@ -157,8 +157,10 @@ function judgeRecord(record: LogRecord, previous: LoggedExchange | undefined, co
     const after = continuation.kind === 'continued' ? continuation.window : current.window;
     events.push({ kind: 'step', rewrite: { source: 'request', before: consumedWindow(previous), after, applied: true, range: record.range } });
   }
-  events.push({ kind: 'window', window: current.window });
+  // A continued request is checked with the history it continues (this log holds it): a call the previous
+  // logged response made pairs here, it is not said to live in server-side state.
   const effective = continuation.kind === 'continued' ? { ...current, window: continuation.window } : current;
+  events.push({ kind: 'window', window: effective.window });
   const next = loggedExchange(effective, exchange.response, codec);
   return { events, next: carry && continuation.kind === 'self-contained' ? { ...next, carry } : next };
 }
