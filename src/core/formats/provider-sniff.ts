@@ -4,6 +4,8 @@
  * head may end inside a huge first line), by scanning the keys of the first
  * JSON objects without parsing them whole.
  *
+ * - Only a body whose shape is a request's counts (`hasRequestShape`):
+ *   ordinary JSON with a `messages` or `input` key is never claimed.
  * - Responses: the body has `input`, `instructions`, `previous_response_id` or
  *   `conversation`, and no `messages`.
  * - Anthropic vs Chat (both have `messages`): each side scores its markers.
@@ -47,6 +49,8 @@ interface HeadObject {
   readonly keys: Set<string>;
   /** Keys of objects directly under a top-level key, by that key. */
   readonly nested: Map<string, Set<string>>;
+  /** Key paths a few levels down, arrays marked `[]`: `messages[]` (messages is an array), `messages[].role`. */
+  readonly paths: Set<string>;
   readonly text: string;
 }
 
@@ -56,8 +60,24 @@ function classifyObject(object: HeadObject): ProviderFormat | undefined | 'next'
   const isRecord = object.keys.has('request') && RECORD_KEYS.some((k) => object.keys.has(k));
   let body = isRecord ? object.nested.get('request') : object.keys;
   if (isRecord && body?.has('body')) body = new Set([...body, ...(object.nested.get('body') ?? [])]);
-  const verdict = body ? classifyBody(body, object) : undefined;
+  const prefix = !isRecord ? '' : object.nested.get('request')?.has('body') ? 'request.body.' : 'request.';
+  const verdict = body && hasRequestShape(body, object.paths, prefix) ? classifyBody(body, object) : undefined;
   return verdict === undefined && isRecord ? 'next' : verdict;
+}
+
+/**
+ * Ordinary JSON is never a transcript: a body is one only when its shape is a
+ * request's. `messages` must be an array whose objects carry a `role` (an
+ * empty one only beside `model`); a Responses body needs `model` or server
+ * state beside its `input` / `instructions`. `{"messages":{"greeting":"Hello"}}`
+ * (an i18n file) is neither. (A head cut inside the first message still shows its keys.)
+ */
+function hasRequestShape(body: Set<string>, paths: Set<string>, prefix: string): boolean {
+  if (body.has('messages')) {
+    if (!paths.has(`${prefix}messages[]`)) return false;
+    return paths.has(`${prefix}messages[].role`) || (body.has('model') && ![...paths].some((p) => p.startsWith(`${prefix}messages[].`)));
+  }
+  return body.has('model') || body.has('previous_response_id') || body.has('conversation');
 }
 
 const RESPONSES_KEYS = ['input', 'instructions', 'previous_response_id', 'conversation'];
@@ -155,10 +175,12 @@ function* headObjects(head: string): Generator<HeadObject> {
 function scanObject(head: string, start: number): { object: HeadObject; pos: number } {
   const keys = new Set<string>();
   const nested = new Map<string, Set<string>>();
-  /** One entry per open container: the top-level key it sits under (depth 2 only), and whether it is an object. */
-  const stack: { readonly isObject: boolean; readonly under?: string }[] = [];
+  const paths = new Set<string>();
+  /** One entry per open container: its path (`request.messages[]`), the top-level key it sits under (depth 2 only), whether it is an object. */
+  const stack: { readonly isObject: boolean; readonly under?: string; readonly path: string }[] = [];
   let expectKey = false;
   let lastTopKey: string | undefined;
+  let lastKey = '';
   let pos = start;
   while (pos < head.length) {
     const c = head.charCodeAt(pos);
@@ -166,27 +188,34 @@ function scanObject(head: string, start: number): { object: HeadObject; pos: num
       const end = skipString(head, pos);
       const top = stack[stack.length - 1];
       if (expectKey && top?.isObject) {
-        const key = head.slice(pos + 1, Math.max(pos + 1, end - 1));
+        const key = (lastKey = head.slice(pos + 1, Math.max(pos + 1, end - 1)));
         if (stack.length === 1) keys.add((lastTopKey = key));
         else if (stack.length === 2 && top.under !== undefined) nestedSet(nested, top.under).add(key);
+        if (stack.length <= MAX_PATH_DEPTH) paths.add(top.path ? `${top.path}.${key}` : key);
         expectKey = false;
       }
       pos = end;
       continue;
     }
     if (c === 123 || c === 91) {
-      stack.push({ isObject: c === 123, under: stack.length === 1 ? lastTopKey : undefined });
+      const parent = stack[stack.length - 1];
+      const path = !parent ? '' : parent.isObject ? (parent.path ? `${parent.path}.${lastKey}` : lastKey) : `${parent.path}[]`;
+      stack.push({ isObject: c === 123, under: stack.length === 1 ? lastTopKey : undefined, path });
+      if (c === 91 && stack.length <= MAX_PATH_DEPTH) paths.add(`${path}[]`);
       expectKey = c === 123;
     } else if (c === 125 || c === 93) {
       stack.pop();
-      if (stack.length === 0) return { object: { keys, nested, text: head.slice(start, pos + 1) }, pos: pos + 1 };
+      if (stack.length === 0) return { object: { keys, nested, paths, text: head.slice(start, pos + 1) }, pos: pos + 1 };
     } else if (c === 44) {
       expectKey = stack[stack.length - 1]?.isObject ?? false;
     }
     pos++;
   }
-  return { object: { keys, nested, text: head.slice(start) }, pos };
+  return { object: { keys, nested, paths, text: head.slice(start) }, pos };
 }
+
+/** How deep key paths are kept: a record's `request.body.messages[].role` is five containers down. */
+const MAX_PATH_DEPTH = 5;
 
 function nestedSet(nested: Map<string, Set<string>>, key: string): Set<string> {
   let set = nested.get(key);
