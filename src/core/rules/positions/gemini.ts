@@ -71,8 +71,11 @@ function countMismatches(window: ContextWindow, turns: readonly Turn[]): Misplac
     const responses = count(window, next, 'tool_result');
     if (responses === 0 || responses === calls) return;
     const range = window.messages[next.first]?.source ?? window.messages[turn.first]?.source ?? window.source ?? { start: 0, end: 0 };
+    // Keyed by the turn's first call, so the finding keeps its identity while later contents merge into the next turn.
+    const firstCall = window.messages.slice(turn.first, turn.last + 1).flatMap((m) => m.blocks).find((b) => b.kind === 'tool_call');
     out.push({
       range,
+      ...(firstCall?.kind === 'tool_call' && { toolCallId: firstCall.id }),
       message: `${turnLabel(window, turn)} makes ${calls} functionCall part(s) but ${turnLabel(window, next)} answers with ${responses} functionResponse part(s); Gemini requires equal counts in the turn right after`,
     });
   });
