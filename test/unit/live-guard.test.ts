@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { checkTranscript } from '../../src/core/check';
+import { consumedWindow } from '../../src/core/formats/request-log';
+import { judgeRewrite } from '../../src/core/guard';
 import { inputFromFile } from '../../src/core/io';
 import { providerErrorBody, providerOfPath, refusalMessage } from '../../src/core/live/endpoints';
 import { LiveGuard } from '../../src/core/live/judge';
@@ -114,5 +116,47 @@ describe('live guard: refusals', () => {
     assert.equal(providerOfPath('/openai/v1/responses/'), 'openai-responses');
     assert.equal(providerOfPath('/v1/messages/count_tokens'), undefined);
     assert.equal(providerOfPath('/v1/models'), undefined);
+  });
+});
+
+describe('live guard: the stateful guard per thread', () => {
+  it('gives the verdicts of judging each request against its predecessor from scratch (appends, a fork, a compaction)', () => {
+    const guard = new LiveGuard();
+    type Msg = { role: string; content: unknown };
+    const call = (id: string): Msg => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'read', input: { path: id } }] });
+    const result = (id: string): Msg => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `contents of ${id}` }] });
+    const tools = [{ name: 'read', input_schema: { type: 'object' } }];
+    const history: Msg[] = [{ role: 'user', content: 'Read the files' }];
+    const bodies: Msg[][] = [];
+    for (let i = 0; i < 12; i++) {
+      bodies.push([...history]);
+      history.push(call(`toolu_${i}`), result(`toolu_${i}`));
+    }
+    const fork = [...(bodies[4] as Msg[]), { role: 'user', content: 'Actually, stop' }];
+    const compacted = [history[0] as Msg, ...history.slice(7)];
+    const orphaning = [history[0] as Msg, ...history.slice(8)];
+    let compared = 0;
+    const decisions: string[] = [];
+    const steps: [number, number][] = [];
+    for (const messages of [...bodies, compacted, orphaning, fork]) {
+      const outcome = guard.judge('anthropic', JSON.stringify({ model: 'm', max_tokens: 10, tools, messages }));
+      assert.equal(outcome.kind, 'judged');
+      if (outcome.kind !== 'judged') continue;
+      const { placement, verdict } = outcome.pending;
+      if (placement.previous) {
+        const fresh = judgeRewrite({ source: 'request', before: consumedWindow(placement.previous), after: placement.window, applied: true }, { tokens: false });
+        assert.deepEqual(verdict.findings, fresh.findings);
+        assert.equal(verdict.decision, fresh.decision);
+        decisions.push(verdict.decision);
+        steps.push([verdict.thread, verdict.step]);
+        compared++;
+      }
+      const index = bodies.indexOf(messages);
+      const answer = index >= 0 && index + 1 < bodies.length ? (history[2 * index + 1] as Msg).content : [{ type: 'text', text: 'ok' }];
+      guard.record(outcome.pending, 200, JSON.stringify({ id: `msg_${compared}`, type: 'message', role: 'assistant', content: answer }), false);
+    }
+    assert.equal(compared, 14);
+    assert.deepEqual(decisions, [...Array(11).fill('patch'), 'defer', 'abort', 'defer']);
+    assert.deepEqual(steps.slice(11), [[1, 13], [1, 14], [1, 13]], 'compactions continue the latest state; the rewind the longest run, the latest of equals');
   });
 });

@@ -7,11 +7,10 @@
 import type { TokenEncoding } from '../results';
 import { createEngineContext, type EngineContext } from '../context';
 import { decide, type Finding, type StepVerdict } from '../findings';
-import { judgeRewrite, windowFindings } from '../guard';
+import { createGuard, windowFindings, type Guard } from '../guard';
 import { parseJson } from '../json/parse';
 import { asObject } from '../json/nodes';
-import type { ContextWindow } from '../model';
-import { consumedWindow, loggedExchange } from '../formats/request-log';
+import { consumedWindow, loggedExchange, type LoggedExchange } from '../formats/request-log';
 import { LIVE_CODECS, toolCallIdsOf, type LiveProvider } from './endpoints';
 import { rebuildStreamedBody } from './sse';
 import { RequestThreads, type Placement } from './threads';
@@ -39,6 +38,8 @@ export interface PendingExchange {
   readonly provider: LiveProvider;
   readonly placement: Placement;
   readonly verdict: LiveVerdict;
+  /** The thread's stateful guard, at the state the request was judged against. */
+  readonly guard?: Guard;
 }
 
 export type JudgeOutcome =
@@ -48,24 +49,18 @@ export type JudgeOutcome =
   /** JSON, but not a request body of the provider (left to the provider to answer). */
   | { readonly kind: 'not-a-request' };
 
-/** How one step is judged: the seam where the stateful guard (`createGuard`) plugs in. */
-interface StepJudge {
-  judge(before: ContextWindow, after: ContextWindow): StepVerdict;
-}
-
-function statelessJudge(context: EngineContext): StepJudge {
-  return { judge: (before, after) => judgeRewrite({ source: 'request', before, after, applied: true }, { context }) };
-}
-
 export class LiveGuard {
   private readonly context: EngineContext;
   private readonly threads: RequestThreads;
-  private readonly steps: StepJudge;
+  /**
+   * One stateful guard per thread tip (createGuard: a check costs what the
+   * request changes), handed on to the exchange that continues it.
+   */
+  private readonly guards = new WeakMap<LoggedExchange, Guard>();
 
   constructor(options: LiveGuardOptions = {}) {
     this.context = createEngineContext(options.tokens ?? false);
     this.threads = new RequestThreads(this.context, options.maxRequests);
-    this.steps = statelessJudge(this.context);
   }
 
   /** Reads, threads and judges one request body. Never throws on bad input. */
@@ -76,8 +71,9 @@ export class LiveGuard {
     const object = asObject(parsed.node);
     if (!object || !codec.isRequest(object)) return { kind: 'not-a-request' };
     const placement = this.threads.place(codec, codec.readRequest(object));
-    const verdict = this.verdictOf(provider, placement);
-    return { kind: 'judged', pending: { provider, placement, verdict } };
+    const guard = placement.previous && this.guardOf(placement.previous);
+    const verdict = this.verdictOf(provider, placement, guard);
+    return { kind: 'judged', pending: { provider, placement, verdict, ...(guard && { guard }) } };
   }
 
   /**
@@ -89,16 +85,34 @@ export class LiveGuard {
   record(pending: PendingExchange, status: number, body: string, streamed: boolean): void {
     if (status >= 400) return;
     const node = streamed ? streamedNode(pending.provider, body) : jsonNode(body);
-    this.threads.record(pending.placement, loggedExchange(pending.placement.request, node, LIVE_CODECS[pending.provider]));
+    const { placement } = pending;
+    const exchange = this.threads.record(placement, loggedExchange(placement.request, node, LIVE_CODECS[pending.provider]));
+    const tip = placement.previous && this.guards.get(placement.previous);
+    let guard: Guard;
+    if (pending.guard && tip === pending.guard) {
+      // Still the thread's own guard: move it forward (the request, then the answer).
+      guard = pending.guard;
+      guard.apply(placement.window);
+      this.guards.delete(placement.previous as LoggedExchange);
+    } else {
+      guard = createGuard(placement.window, { context: this.context });
+    }
+    guard.generate(exchange.response);
+    this.guards.set(exchange, guard);
   }
 
-  private verdictOf(provider: LiveProvider, placement: Placement): LiveVerdict {
+  /** The guard at the state of an exchange: the thread's own, or a new one (a fork, an evicted tip). */
+  private guardOf(exchange: LoggedExchange): Guard {
+    return this.guards.get(exchange) ?? createGuard(consumedWindow(exchange), { context: this.context });
+  }
+
+  private verdictOf(provider: LiveProvider, placement: Placement, guard: Guard | undefined): LiveVerdict {
     const where = { provider, thread: placement.thread, step: placement.step };
     if (!placement.previous) {
       const findings = windowFindings(placement.window, this.context);
       return { ...where, decision: decide(findings), source: 'request', findings, cacheImpact: { consumedTokens: 0, invalidatedTokens: 0 }, toolCallIds: toolCallIdsOf(findings) };
     }
-    const verdict = this.steps.judge(consumedWindow(placement.previous), placement.window);
+    const verdict = (guard ?? this.guardOf(placement.previous)).check(placement.window, { source: 'request' });
     return { ...where, ...verdict, toolCallIds: toolCallIdsOf(verdict.findings) };
   }
 }

@@ -10,7 +10,8 @@
  *   judged: prefix-mutated). A request sharing no conversation message with any
  *   earlier request starts a new thread.
  * - Ties go to a candidate the request extends entirely (so a side request that
- *   forked off a conversation does not capture it), then to the most recent.
+ *   forked off a conversation does not capture it), then to the most recent
+ *   (a compaction keeping only the first message is judged against the latest state).
  * - A request that repeats an earlier request without adding to it (a retry, a
  *   new session opening with the same prompt) starts a new thread: it is not a
  *   rewrite of anything.
@@ -69,8 +70,8 @@ export class RequestThreads {
     return { thread: best.thread, step: best.step + 1, previous: best.exchange, window: request.window, request };
   }
 
-  /** Records a placed request with the response the model gave, as a candidate for later requests. */
-  record(placement: Placement, response: Omit<LoggedExchange, 'request'>): void {
+  /** Records a placed request with the response the model gave, as a candidate for later requests; returns the exchange kept. */
+  record(placement: Placement, response: Omit<LoggedExchange, 'request'>): LoggedExchange {
     const request: ParsedRequest = { ...placement.request, window: placement.window };
     const exchange: LoggedExchange = { ...response, request };
     const requestHashes = this.conversationHashes(placement.window);
@@ -78,6 +79,7 @@ export class RequestThreads {
     const candidate = { exchange, thread: placement.thread, step: placement.step, hashes: [...requestHashes, ...responseHashes], requestLength: requestHashes.length };
     this.candidates.push(candidate);
     if (this.candidates.length > this.maxRequests) this.candidates.shift();
+    return exchange;
   }
 
   private placeStateful(codec: ProviderCodec, request: ParsedRequest): Placement {
