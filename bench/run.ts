@@ -7,7 +7,10 @@
  * 2. 10k-message windows: `guardRewrite` against the naive set-compare guard
  *    of bench/reference-guard.ts.
  *
- * 3. The inspector webview (bench/webview.ts), unless `--engine-only`.
+ * 3. The live paths (bench/live.ts): proxy overhead per request against calling
+ *    the upstream directly, the guard's cost on 10k-message requests, follow
+ *    latency. `--live-only` runs just these.
+ * 4. The inspector webview (bench/webview.ts), unless `--engine-only`.
  *
  * Every engine measurement runs in a fresh child process (bench/measure.ts).
  * Results are merged into bench/results.json (see bench/results.ts) and printed.
@@ -27,7 +30,7 @@ const TIMING_RUNS = 3;
 const TIMING_BUDGET_MS = 20_000;
 const MB = 1024 * 1024;
 /** The entries this benchmark owns in bench/results.json (stale ones are dropped on each run). */
-const OWN_PREFIXES = ['request-log.', 'guard-10k.'];
+const OWN_PREFIXES = ['request-log.', 'guard-10k.', 'live.'];
 
 type Measured = Record<string, unknown>;
 
@@ -120,6 +123,12 @@ function guardResults(): BenchResult[] {
   });
 }
 
+/** The live paths' numbers (bench/live.ts, in a child process of its own). */
+function liveResults(): BenchResult[] {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join('bench', 'live.ts')], { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * MB, stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out) as BenchResult[];
+}
+
 /** The inspector's numbers (bench/webview.ts, headless Chromium); skipped with a note when it cannot run here. */
 async function inspectorResults(): Promise<void> {
   try {
@@ -134,8 +143,14 @@ async function inspectorResults(): Promise<void> {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  if (process.argv.includes('--live-only')) {
+    removeResults(['live.']);
+    addResult(liveResults());
+    process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('live.')))}\n`);
+    return;
+  }
   const log = ensureLog(FULL_LOG);
-  const entries = [...requestLogResults(log), ...guardResults()];
+  const entries = [...requestLogResults(log), ...guardResults(), ...liveResults()];
   removeResults(OWN_PREFIXES);
   addResult(entries);
   if (!process.argv.includes('--engine-only')) await inspectorResults();

@@ -30,7 +30,7 @@ const TOOLS = ['query_db', 'read_file', 'search'].map((name) => ({
 const text = (t: string) => ({ type: 'text', text: t });
 
 /** Message i of the history: user question, assistant call, user result, assistant answer, repeated. */
-function historyMessage(i: number): object {
+export function historyMessage(i: number): object {
   const turn = Math.floor(i / 4);
   const id = `toolu_${turn}`;
   switch (i % 4) {

@@ -1,0 +1,146 @@
+/**
+ * The live paths' numbers (`npm run bench` runs this in a child process and
+ * merges them into bench/results.json), each against a baseline measured in
+ * the same run:
+ *
+ * - proxy overhead per request: the same requests sent straight to a local
+ *   upstream (a real HTTP server on 127.0.0.1 answering a recorded-shape JSON
+ *   body) and through the proxy to it; small requests, and a 10k-message
+ *   conversation growing by one exchange per request (every request judged as
+ *   a step of its thread);
+ * - the guard's own cost on those 10k-message requests (LiveGuard.judge +
+ *   record in process), so `overhead - guard` is what the proxy adds;
+ * - follow latency: a line appended to a file until `check --follow` prints its
+ *   step, against the same append until a plain `fs.watch` on the file fires.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startProxy } from '../src/cli/proxy';
+import { LiveGuard } from '../src/core/live/judge';
+import { result, type BenchResult } from './results';
+import { historyMessage } from './windows';
+
+const ROOT = path.resolve(__dirname, '..');
+const ANSWER = JSON.stringify({ id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } });
+const TOOLS = [{ name: 'query_db', description: 'The query_db tool.', input_schema: { type: 'object', properties: { q: { type: 'string' } } } }];
+
+async function upstreamServer(): Promise<{ url: string; close: () => void }> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(ANSWER));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => (server.closeAllConnections(), server.close()) };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One POST, in ms (keep-alive, as SDKs send). */
+function post(url: string, body: string): Promise<number> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/v1/messages`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/** Request bodies of one conversation: `start` history messages, each next request adds the answer and a user turn. */
+function conversation(start: number, count: number): string[] {
+  const messages: unknown[] = Array.from({ length: start }, (_, i) => historyMessage(i));
+  const bodies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    messages.push({ role: 'user', content: [{ type: 'text', text: `Next question ${i}` }] });
+    bodies.push(JSON.stringify({ model: 'claude-bench', max_tokens: 100, tools: TOOLS, messages }));
+    messages.push({ role: 'assistant', content: [{ type: 'text', text: 'ok' }] });
+  }
+  return bodies;
+}
+
+/** Alternating direct / proxied sends of the same bodies (two conversations, one per path), medians. */
+async function overhead(bodies: readonly string[], rounds: number): Promise<{ direct: number; proxied: number }> {
+  const upstream = await upstreamServer();
+  const proxy = await startProxy({ upstream: upstream.url });
+  const direct: number[] = [];
+  const proxied: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const body = bodies[i % bodies.length] as string;
+    direct.push(await post(upstream.url, body));
+    proxied.push(await post(proxy.url, body));
+  }
+  await proxy.close();
+  upstream.close();
+  return { direct: median(direct.slice(2)), proxied: median(proxied.slice(2)) };
+}
+
+function guardCost(bodies: readonly string[]): number {
+  const guard = new LiveGuard();
+  const times: number[] = [];
+  for (const body of bodies) {
+    const start = process.hrtime.bigint();
+    const outcome = guard.judge('anthropic', body);
+    if (outcome.kind === 'judged') guard.record(outcome.pending, 200, ANSWER, false);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return median(times.slice(2));
+}
+
+/** Append → `check --follow` prints the step, and append → a plain fs.watch fires; medians over a few appends. */
+async function followLatency(): Promise<{ follow: number; watch: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-bench-follow-'));
+  const file = path.join(dir, 'log.jsonl');
+  const bodies = conversation(200, 12);
+  fs.writeFileSync(file, `${bodies[0]}\n`);
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'check', '--follow', '--format', 'anthropic', file], { env: { ...process.env, NO_COLOR: '1' } });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  await new Promise((r) => setTimeout(r, 1500));
+  const follow: number[] = [];
+  const watch: number[] = [];
+  for (let i = 1; i < bodies.length; i++) {
+    const seen = new Promise<number>((resolve) => {
+      const start = process.hrtime.bigint();
+      const watcher = fs.watch(file, () => {
+        watcher.close();
+        resolve(Number(process.hrtime.bigint() - start) / 1e6);
+      });
+      fs.appendFileSync(file, `${bodies[i]}\n`);
+    });
+    const start = process.hrtime.bigint();
+    const marker = `step ${i} `;
+    watch.push(await seen);
+    while (!out.includes(marker)) await new Promise((r) => setTimeout(r, 1));
+    follow.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  child.kill('SIGKILL');
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { follow: median(follow), watch: median(watch) };
+}
+
+async function main(): Promise<void> {
+  const small = await overhead(conversation(4, 50), 200);
+  const big = conversation(10_000, 12);
+  const large = await overhead(big, 24);
+  const guard = guardCost(big);
+  const follow = await followLatency();
+  const entries: BenchResult[] = [
+    result('live.proxy-small.request-time', small.proxied, 'ms', small.direct),
+    result('live.proxy-small.overhead', small.proxied - small.direct, 'ms', 1),
+    result('live.proxy-10k.request-time', large.proxied, 'ms', large.direct),
+    result('live.proxy-10k.guard-cost', guard, 'ms', large.direct),
+    result('live.proxy-10k.overhead-minus-guard', large.proxied - large.direct - guard, 'ms', 1),
+    result('live.follow.append-to-output', follow.follow, 'ms', follow.watch),
+  ];
+  process.stdout.write(JSON.stringify(entries));
+}
+
+void main();
