@@ -25,7 +25,7 @@ export { LineIndex } from './text';
 export type { JsonNode } from './json/parse';
 export { planFix, type PlanFixOptions } from './fix/plan';
 export { applyEdits } from './fix/edits';
-export { guardedFetch, GuardRefusedError, type GuardedFetchOptions } from './live/fetch';
+export { guardedFetch, GuardRefusedError, refusalOf, type GuardedFetchOptions } from './live/fetch';
 export { LiveGuard, type LiveGuardOptions, type LiveVerdict, type PendingExchange, type JudgeOutcome } from './live/judge';
 export { providerErrorBody, providerOfPath, refusalMessage, type LiveProvider } from './live/endpoints';
 export { rebuildStreamedBody } from './live/sse';

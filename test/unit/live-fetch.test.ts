@@ -8,7 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { guardedFetch, GuardRefusedError } from '../../src/core/live/fetch';
+import { guardedFetch, GuardRefusedError, refusalOf } from '../../src/core/live/fetch';
 import type { LiveVerdict } from '../../src/core/live/judge';
 import { jsonReply, sseReply, startUpstream, type Upstream } from '../support/upstream';
 import { recordedExchanges, sse, type RecordedExchange } from './live-helpers';
@@ -50,7 +50,8 @@ describe('guardedFetch with the Anthropic SDK', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    const refusal = error instanceof GuardRefusedError ? error : (error as { cause?: unknown })?.cause;
+    assert.ok(error instanceof Anthropic.APIConnectionError, 'the SDK wraps what a fetch throws');
+    const refusal = refusalOf(error);
     assert.ok(refusal instanceof GuardRefusedError, `the refusal reaches the caller (got ${String(error)})`);
     assert.equal(refusal.verdict.decision, 'abort');
     assert.ok(refusal.verdict.toolCallIds.includes('toolu_0167cfEnoQaPviGdVXA95zcu'));

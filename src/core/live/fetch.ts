@@ -29,6 +29,18 @@ export class GuardRefusedError extends Error {
   }
 }
 
+/**
+ * The refusal behind an error, if any: the SDKs wrap what a fetch throws
+ * (`APIConnectionError` with the refusal as its `cause`), so this walks the
+ * `cause` chain.
+ */
+export function refusalOf(error: unknown): GuardRefusedError | undefined {
+  for (let e = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof GuardRefusedError) return e;
+  }
+  return undefined;
+}
+
 export function guardedFetch(options: GuardedFetchOptions = {}): typeof fetch {
   const guard = options.guard ?? new LiveGuard(options);
   const send = options.fetch ?? globalThis.fetch;
