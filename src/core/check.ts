@@ -11,7 +11,9 @@ import { boundaryPosition, byPosition, judgeRewrite, windowFindings } from './gu
 import { headOf, inputFromText, lineTooLong } from './io';
 import { resolveLimits, type Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite } from './model';
+import { MessageTally, sessionSummary } from './session';
 import { LineIndex } from './text';
+import { UsageScanner } from './usage';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from './transcript';
 
 /** Thrown when a file's format is neither given nor recognised (the CLI exits 2 on it). */
@@ -58,6 +60,8 @@ interface Run {
   readonly listed: Map<RuleId, number>;
   readonly omitted: Map<RuleId, { count: number; first: Finding }>;
   stopped?: ReadStop;
+  /** Distinct messages across every window and step, for the session summary. */
+  readonly tally: MessageTally;
 }
 
 function report(run: Run, f: Finding): void {
@@ -91,11 +95,14 @@ function onWindow(run: Run, window: ContextWindow): void {
   });
   run.previousWindow = new Set(keys);
   run.finalWindow = window;
+  run.tally.add(window);
 }
 
 function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
   const index = run.steps.length + 1;
   const verdict = judgeRewrite(rewrite, { context: run.context, ...(beforeFile !== undefined && { beforeFile }) });
+  run.tally.add(rewrite.before);
+  run.tally.add(rewrite.after);
   for (const f of verdict.findings) report(run, { ...f, step: index });
   run.steps.push({
     index,
@@ -128,7 +135,7 @@ interface Tracked {
  * Wraps an input so the line starts the adapter reads are recorded for the
  * report, and no line longer than `maxLineChars` reaches an adapter.
  */
-function trackLines(input: TranscriptInput, limits: Limits): Tracked {
+function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner): Tracked {
   const index = new LineIndex();
   let text: string | undefined;
   let sawLines = false;
@@ -142,6 +149,7 @@ function trackLines(input: TranscriptInput, limits: Limits): Tracked {
         if (line.text.length > limits.maxLineChars) throw lineTooLong(line.index, limits.maxLineChars);
         index.addLineStart(line.offset);
         upTo = Math.max(upTo, line.offset + line.text.length);
+        usage.observe(line);
         yield line;
       }
     },
@@ -170,6 +178,7 @@ function newRun(options: CheckOptions, limits: Limits, context?: EngineContext):
     findings: [],
     reported: new Set(),
     previousWindow: new Set(),
+    tally: new MessageTally(),
   };
 }
 
@@ -191,14 +200,18 @@ function readAll(run: Run, adapter: FormatAdapter, tracked: Tracked): void {
   }
 }
 
-function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly number[]): Report {
+function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly number[], usage: UsageScanner): Report {
   const encoding = run.context.tokens?.encoding;
+  const findings = byPosition([...run.findings, ...omittedFindings(run)]);
+  const facts = usage.facts();
+  const session = sessionSummary({ format, finalWindow: run.finalWindow, tally: run.tally, steps: run.steps, findings, facts });
   return {
     file,
     format,
     steps: run.steps,
-    findings: byPosition([...run.findings, ...omittedFindings(run)]),
+    findings,
     lineStarts,
+    session,
     ...(run.stopped && { stopped: run.stopped }),
     ...(run.omitted.size > 0 && { omitted: Object.fromEntries([...run.omitted].map(([rule, o]) => [rule, o.count])) }),
     ...(encoding && { tokenizer: { encoding, approximate: true as const } }),
@@ -220,13 +233,14 @@ export function checkTranscriptWith(adapter: FormatAdapter, input: CheckInput, o
   return runTranscript(toInput(input), options, undefined, adapter).report;
 }
 
-function runTranscript(source: TranscriptInput, options: CheckOptions, context?: EngineContext, reader?: FormatAdapter): { report: Report; run: Run } {
+function runTranscript(source: TranscriptInput, options: CheckOptions, context?: EngineContext, reader?: FormatAdapter): { report: Report; run: Run; usage: UsageScanner } {
   const adapter = reader ?? resolveAdapter(source, options);
   const limits = resolveLimits(source.limits, options.limits);
   const run = newRun(options, limits, context);
-  const tracked = trackLines(source, limits);
+  const usage = new UsageScanner(adapter.id);
+  const tracked = trackLines(source, limits, usage);
   readAll(run, adapter, tracked);
-  return { report: toReport(run, source.file, adapter.id, tracked.lineStarts()), run };
+  return { report: toReport(run, source.file, adapter.id, tracked.lineStarts(), usage), run, usage };
 }
 
 /**
@@ -249,5 +263,5 @@ export function checkAgainst(oldInput: CheckInput, newInput: CheckInput, options
   }
   // OLD not read to its end: the comparison has not passed either.
   if (older.run.stopped && !newer.run.stopped) newer.run.stopped = { reason: `${older.report.file}: ${older.run.stopped.reason}`, offset: 0 };
-  return { ...toReport(newer.run, newer.report.file, newer.report.format, newer.report.lineStarts) };
+  return { ...toReport(newer.run, newer.report.file, newer.report.format, newer.report.lineStarts, newer.usage) };
 }

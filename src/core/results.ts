@@ -6,6 +6,7 @@
 import type { CacheImpact, Decision, Finding, RuleId, StepVerdict } from './findings';
 import type { Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite, RewriteSource } from './model';
+import type { SessionSummary } from './session';
 import type { SourceRange } from './text';
 
 export type TokenEncoding = 'o200k_base' | 'cl100k_base';
@@ -69,6 +70,8 @@ export interface Report {
   readonly stopped?: ReadStop;
   /** Findings not listed, per rule, beyond `limits.maxFindingsPerRule` (each such rule also has a summary finding). */
   readonly omitted?: Readonly<Partial<Record<RuleId, number>>>;
+  /** The session at a glance, with the cache figures the log reports (see session.ts). */
+  readonly session?: SessionSummary;
   /** The last window of the transcript (when `keepRewrites` was set), for the inspector and fixes. */
   readonly finalWindow?: ContextWindow;
 }

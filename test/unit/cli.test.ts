@@ -106,7 +106,7 @@ describe('prefix-lens CLI: --json', () => {
     assert.equal(run.code, 1);
     assert.equal(reports.length, 1);
     const report = reports[0]!;
-    assert.deepEqual(Object.keys(report), ['file', 'format', 'steps', 'findings']);
+    assert.deepEqual(Object.keys(report), ['file', 'format', 'session', 'steps', 'findings']);
     assert.equal(report.file, `${FIX}/incident.trace.jsonl`);
     assert.equal(report.format, 'native');
     const steps = report.steps as Array<Record<string, unknown>>;

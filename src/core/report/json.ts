@@ -5,6 +5,7 @@
 import type { Report } from '../results';
 import type { Decision, Finding, RuleId, Severity } from '../findings';
 import type { FormatId, RewriteSource } from '../model';
+import type { CacheRow, SessionSummary } from '../session';
 import { LineIndex } from '../text';
 
 export interface JsonStep {
@@ -31,9 +32,17 @@ export interface JsonFinding {
   readonly toolCallId?: string;
 }
 
+/** A cache row of the session summary, located by line instead of offset. */
+export type JsonCacheRow = Omit<CacheRow, 'offset' | 'range'> & { readonly line: number; readonly reasonLine?: number; readonly reasonColumn?: number };
+
+/** The session summary (see core/session.ts) with cache rows located by line. */
+export type JsonSession = Omit<SessionSummary, 'cache'> & { readonly cache: readonly JsonCacheRow[] };
+
 export interface JsonReport {
   readonly file: string;
   readonly format: FormatId;
+  /** Extra: the session at a glance and the cache figures the log reports, beside our prediction. */
+  readonly session?: JsonSession;
   readonly steps: readonly JsonStep[];
   readonly findings: readonly JsonFinding[];
   /** Present when reading stopped before the end: where, and why (the file has not passed). */
@@ -48,6 +57,7 @@ export function toJsonReport(report: Report): JsonReport {
   return {
     file: report.file,
     format: report.format,
+    ...(report.session && { session: jsonSession(report.session, lines) }),
     steps: report.steps.map((step) => ({
       index: step.index,
       decision: step.decision,
@@ -78,5 +88,15 @@ function jsonFinding(f: Finding, lines: LineIndex): JsonFinding {
     endLine: end.line,
     endColumn: end.column,
     ...(f.toolCallId !== undefined ? { toolCallId: f.toolCallId } : {}),
+  };
+}
+
+export function jsonSession(session: SessionSummary, lines: LineIndex): JsonSession {
+  return {
+    ...session,
+    cache: session.cache.map(({ offset, range, ...row }) => {
+      const reason = range && lines.position(range.start);
+      return { ...row, line: lines.position(offset).line, ...(reason && { reasonLine: reason.line, reasonColumn: reason.column }) };
+    }),
   };
 }

@@ -6,7 +6,7 @@
 import type { Report, StepReport } from '../results';
 import { RULES } from '../findings';
 import { LineIndex } from '../text';
-import { toJsonReport, type JsonFinding } from './json';
+import { toJsonReport, type JsonFinding, type JsonSession } from './json';
 
 export interface MarkdownOptions {
   /** Where docs/rules.md lives; rule ids link to `${rulesDocUri}#<rule-id>`. Omit for plain ids. */
@@ -21,6 +21,7 @@ export function toMarkdown(report: Report, options: MarkdownOptions = {}): strin
   if (report.tokenizer) {
     out.push(`Token counts use \`${report.tokenizer.encoding}\`, an approximation of the provider's tokenizer.`, '');
   }
+  if (json.session) out.push(...sessionSection(json.session));
   if (report.steps.length > 0) out.push('## Steps', '', ...stepTable(report.steps, lines, options), '');
   out.push('## Findings', '');
   if (json.findings.length === 0) out.push('No findings.');
@@ -49,6 +50,45 @@ function stepTable(steps: readonly StepReport[], lines: LineIndex, options: Mark
     return row([String(s.index), where, `**${s.decision}**${applied}`, s.source, rules, cache]);
   });
   return [row(['step', 'line', 'decision', 'source', 'rules', 'cache impact']), row(['---:', '---:', '---', '---', '---', '---:']), ...rows];
+}
+
+/** The session at a glance, then the cache figures the log reports beside our prediction. */
+function sessionSection(session: JsonSession): string[] {
+  const out = ['## Session', '', sessionLine(session), ''];
+  if (session.usage) {
+    const u = session.usage;
+    const writes = u.cacheWrite === undefined ? '' : `, ${formatNumber(u.cacheWrite)} written`;
+    out.push(`The log reports ${plural(u.requests, 'request')}: ${formatNumber(u.promptTokens)} input tokens, ${formatNumber(u.cacheRead)} read from the cache${writes}, ${formatNumber(u.outputTokens)} output.`, '');
+  }
+  const rows = session.cache.filter((c) => c.agreement !== 'agrees');
+  if (rows.length === 0) return out;
+  out.push('### Cache: drops the log reports, beside our prediction', '');
+  out.push(row(['request', 'line', 'cache read', 'left cached before', 'we predicted', 'why']), row(['---:', '---:', '---:', '---:', '---', '---']));
+  for (const c of rows) {
+    const where = c.reasonLine === undefined ? '' : ` (line ${c.reasonLine})`;
+    const p = c.predicted;
+    const predicted = p.intact ? 'prefix intact' : `break at step ${p.step ?? '?'}: ${formatNumber(p.keptTokens ?? 0)} of ${formatNumber(p.consumedTokens ?? 0)} consumed tokens kept`;
+    const why = `${c.reason ?? ''}: ${escapeCell(c.detail ?? '')}${where}`;
+    out.push(row([String(c.index), String(c.line), formatNumber(c.cacheRead), formatNumber(c.expectedRead ?? 0), predicted, why]));
+  }
+  out.push('');
+  return out;
+}
+
+/** `claude-code · claude-opus-4-6 · 2026-02-10 22:57 – 22:59 · 3 turns · 9 messages · 6 pairs ✓ · 0 compactions`. */
+export function sessionLine(session: Omit<JsonSession, 'cache'>): string {
+  const p = session.pairs;
+  const pairs = `${plural(p.paired, 'pair')}${p.pending > 0 ? `, ${p.pending} pending` : ''}${p.orphaned > 0 ? `, ${p.orphaned} orphaned` : ''}`;
+  const parts = [
+    `\`${session.format}\``,
+    ...(session.models.length > 0 ? [session.models.map((m) => `\`${escapeCell(m)}\``).join(', ')] : []),
+    ...(session.firstTime && session.lastTime ? [`${session.firstTime} – ${session.lastTime}`] : []),
+    plural(session.turns, 'turn'),
+    plural(session.messages, 'message'),
+    pairs,
+    plural(session.compactions, 'compaction'),
+  ];
+  return parts.join(' · ');
 }
 
 function findingTable(findings: readonly JsonFinding[], options: MarkdownOptions): string[] {

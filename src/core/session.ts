@@ -1,0 +1,245 @@
+/**
+ * A session at a glance: what the check found (messages, turns, tool pairs,
+ * compactions, steps by decision) beside what the log itself reports about
+ * the prompt cache (usage per request, see usage.ts). Where the log's cache
+ * reads drop while our check expected the prefix to be reusable (or the
+ * other way round), the row says why we think so.
+ */
+import type { Decision, Finding, RuleId } from './findings';
+import { CARRIED_FROM, type ContextWindow, type FormatId, type Message } from './model';
+import { pairStates } from './pairing';
+import type { StepReport } from './results';
+import type { SourceRange } from './text';
+import type { LogFacts, UsageRecord } from './usage';
+
+export interface PairCounts {
+  readonly paired: number;
+  readonly pending: number;
+  readonly orphaned: number;
+}
+
+/** Why the log's cache read differs from what we expected. */
+export type CacheReason = 'prefix-break' | 'model-change' | 'time-gap' | 'no-cache-control' | 'unexplained';
+
+/** One request that reported usage, with our expectation beside it. */
+export interface CacheRow {
+  /** 1-based, in log order. */
+  readonly index: number;
+  /** The line that reports the usage. */
+  readonly offset: number;
+  readonly thread: string;
+  readonly model?: string;
+  readonly time?: string;
+  readonly promptTokens: number;
+  readonly cacheRead: number;
+  readonly cacheWrite?: number;
+  readonly outputTokens?: number;
+  /** What the previous request of the thread left cached (the most this one can read); undefined on a thread's first request. */
+  readonly expectedRead?: number;
+  /** Our prediction: the prefix since the previous request is intact, or a step broke it. */
+  readonly predicted: { readonly intact: boolean; readonly step?: number; readonly keptTokens?: number; readonly consumedTokens?: number };
+  /** `agrees`; `drop`: the log read less than expected; `no-drop`: we found a break but the log read the cache anyway. */
+  readonly agreement: 'agrees' | 'drop' | 'no-drop';
+  readonly reason?: CacheReason;
+  /** The explanation in words. */
+  readonly detail?: string;
+  /** The finding that explains a break: its rule and where it is. */
+  readonly rule?: RuleId;
+  readonly range?: SourceRange;
+}
+
+export interface UsageTotals {
+  readonly requests: number;
+  readonly promptTokens: number;
+  readonly cacheRead: number;
+  /** Undefined when no request reported writes (OpenAI-style logs). */
+  readonly cacheWrite?: number;
+  readonly outputTokens: number;
+}
+
+export interface SessionSummary {
+  readonly format: FormatId;
+  readonly models: readonly string[];
+  readonly firstTime?: string;
+  readonly lastTime?: string;
+  /** Distinct messages read in the whole file (history before a compaction included). */
+  readonly messages: number;
+  /** User messages that say something (not only tool results). */
+  readonly turns: number;
+  /** Tool pairs of the current (last) window. */
+  readonly pairs: PairCounts;
+  readonly compactions: number;
+  readonly decisions: { readonly [D in Decision]: number };
+  readonly usage?: UsageTotals;
+  readonly cache: readonly CacheRow[];
+}
+
+/** Counts distinct messages as windows stream past (by the first reading's position; no message kept). */
+export class MessageTally {
+  private readonly seen = new Set<number>();
+  private userTurns = 0;
+
+  add(window: ContextWindow): void {
+    for (const message of window.messages) {
+      const root: Message = message[CARRIED_FROM] ?? message;
+      const at = root.source?.start;
+      if (at === undefined || this.seen.has(at)) continue;
+      this.seen.add(at);
+      if (root.role === 'user' && root.blocks.some((b) => b.kind === 'text')) this.userTurns++;
+    }
+  }
+
+  get messages(): number {
+    return this.seen.size;
+  }
+
+  get turns(): number {
+    return this.userTurns;
+  }
+}
+
+export function pairCounts(window: ContextWindow | undefined): PairCounts {
+  const counts = { paired: 0, pending: 0, orphaned: 0 };
+  if (!window) return counts;
+  for (const state of pairStates(window).values()) {
+    if (state === 'paired') counts.paired++;
+    else if (state === 'pending') counts.pending++;
+    else counts.orphaned++;
+  }
+  return counts;
+}
+
+export interface SessionInput {
+  readonly format: FormatId;
+  readonly finalWindow: ContextWindow | undefined;
+  readonly tally: MessageTally;
+  readonly steps: readonly StepReport[];
+  readonly findings: readonly Finding[];
+  readonly facts: LogFacts;
+}
+
+export function sessionSummary(input: SessionInput): SessionSummary {
+  const { facts, steps } = input;
+  const decisions = { patch: 0, defer: 0, abort: 0 };
+  for (const step of steps) decisions[step.decision]++;
+  const models = [...new Set(facts.usage.map((u) => u.model).filter((m): m is string => m !== undefined))];
+  return {
+    format: input.format,
+    models,
+    ...(facts.firstTime && { firstTime: facts.firstTime }),
+    ...(facts.lastTime && { lastTime: facts.lastTime }),
+    messages: Math.max(input.tally.messages, input.finalWindow?.messages.length ?? 0),
+    turns: input.tally.turns,
+    pairs: pairCounts(input.finalWindow),
+    compactions: steps.filter((s) => s.source === 'compaction').length,
+    decisions,
+    ...(facts.usage.length > 0 && { usage: totals(facts.usage) }),
+    cache: cacheRows(facts.usage, steps, input.findings),
+  };
+}
+
+function totals(usage: readonly UsageRecord[]): UsageTotals {
+  const sum = (f: (u: UsageRecord) => number) => usage.reduce((n, u) => n + f(u), 0);
+  const writes = usage.some((u) => u.cacheWrite !== undefined);
+  return {
+    requests: usage.length,
+    promptTokens: sum((u) => u.promptTokens),
+    cacheRead: sum((u) => u.cacheRead),
+    ...(writes && { cacheWrite: sum((u) => u.cacheWrite ?? 0) }),
+    outputTokens: sum((u) => u.outputTokens ?? 0),
+  };
+}
+
+/**
+ * A read below this share of what the previous request left cached is a drop.
+ * Anthropic accounts reads exactly (a normal turn reads all of it); OpenAI-style
+ * caching is best effort (128-token blocks, routing), so only a large drop counts.
+ */
+const KEPT_SHARE = { anthropic: 0.9, openai: 0.5 } as const;
+
+/** OpenAI-style caches only hold prompts of at least this many tokens. */
+const OPENAI_MINIMUM = 1024;
+
+/** What a request leaves in the cache for the next one of its thread. */
+export function cachedAfter(record: UsageRecord): number {
+  if (record.style === 'anthropic') return record.cacheRead + (record.cacheWrite ?? 0);
+  return record.promptTokens >= OPENAI_MINIMUM ? record.promptTokens : 0;
+}
+
+/** Cache lifetime in seconds: Anthropic's 5 minutes (1 hour when written to the 1-hour cache); OpenAI's 5–10 minutes, taken as 5. */
+function lifetimeOf(record: UsageRecord): number {
+  return record.longLived ? 3600 : 300;
+}
+
+function cacheRows(usage: readonly UsageRecord[], steps: readonly StepReport[], findings: readonly Finding[]): CacheRow[] {
+  const previous = new Map<string, UsageRecord>();
+  return usage.map((record, i) => {
+    const before = previous.get(record.thread);
+    previous.set(record.thread, record);
+    return cacheRow(record, i + 1, before, steps, findings);
+  });
+}
+
+function breakStep(steps: readonly StepReport[], from: number, to: number): StepReport | undefined {
+  return steps.find((s) => s.range && s.range.start > from && s.range.start <= to && (s.decision !== 'patch' || s.cacheImpact.invalidatedTokens > 0));
+}
+
+function cacheRow(record: UsageRecord, index: number, before: UsageRecord | undefined, steps: readonly StepReport[], findings: readonly Finding[]): CacheRow {
+  const { style: _style, longLived: _longLived, cacheControl: _cacheControl, end: _end, ...reported } = record;
+  const base = { ...reported, index };
+  if (!before) return { ...base, predicted: { intact: true }, agreement: 'agrees' };
+  const expectedRead = cachedAfter(before);
+  const step = record.thread === 'main' ? breakStep(steps, before.end, record.end) : undefined;
+  const predicted = step
+    ? { intact: false, step: step.index, consumedTokens: step.cacheImpact.consumedTokens, keptTokens: step.cacheImpact.consumedTokens - step.cacheImpact.invalidatedTokens }
+    : { intact: true };
+  const dropped = expectedRead > 0 && record.cacheRead < expectedRead * KEPT_SHARE[record.style];
+  const row = { ...base, expectedRead, predicted };
+  if (!dropped) {
+    if (!step || expectedRead === 0) return { ...row, agreement: 'agrees' };
+    return { ...row, agreement: 'no-drop', ...stepReason(step, findings, 'we found a break, but the log read the cache anyway (the change may lie after the provider\'s cache breakpoint)') };
+  }
+  return { ...row, agreement: 'drop', ...dropReason(record, before, step, findings) };
+}
+
+type Reason = Pick<CacheRow, 'reason' | 'detail' | 'rule' | 'range'>;
+
+function stepReason(step: StepReport, findings: readonly Finding[], lead: string): Reason {
+  const finding = findings.find((f) => f.step === step.index && f.severity !== 'info') ?? findings.find((f) => f.step === step.index);
+  const rule = finding?.rule ?? step.rules[0];
+  const what = `step ${step.index} (${step.decision}${rule ? `, ${rule}` : ''})`;
+  return {
+    reason: 'prefix-break',
+    detail: `${lead}: ${what}`,
+    ...(rule && { rule }),
+    ...((finding?.range ?? step.range) && { range: finding?.range ?? step.range }),
+  };
+}
+
+function dropReason(record: UsageRecord, before: UsageRecord, step: StepReport | undefined, findings: readonly Finding[]): Reason {
+  if (step) return stepReason(step, findings, 'the prefix broke');
+  if (record.model && before.model && record.model !== before.model) {
+    return { reason: 'model-change', detail: `the model changed from ${before.model} to ${record.model} (each model has its own cache)` };
+  }
+  const gap = secondsBetween(before.time, record.time);
+  const lifetime = lifetimeOf(before);
+  if (gap !== undefined && gap > lifetime) {
+    return { reason: 'time-gap', detail: `${formatSeconds(gap)} since the previous request, beyond the cache lifetime (${formatSeconds(lifetime)})` };
+  }
+  if (record.style === 'anthropic' && record.cacheControl === false) {
+    return { reason: 'no-cache-control', detail: 'the request was sent without cache_control, so nothing was cached for it to read' };
+  }
+  return { reason: 'unexplained', detail: 'the prefix we see is byte-identical and nothing else we can see changed: unexplained' };
+}
+
+function secondsBetween(a: string | undefined, b: string | undefined): number | undefined {
+  if (!a || !b) return undefined;
+  const ms = Date.parse(b) - Date.parse(a);
+  return Number.isFinite(ms) ? ms / 1000 : undefined;
+}
+
+export function formatSeconds(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}

@@ -1,0 +1,224 @@
+/**
+ * What the log itself says the provider did: token usage and cache reads /
+ * writes per request, the models and the time span. Read from the lines the
+ * format adapter reads (one pass; only lines that can carry usage are parsed):
+ *
+ * - Claude Code: `message.usage` on assistant records (`input_tokens`,
+ *   `cache_read_input_tokens`, `cache_creation_input_tokens`, `output_tokens`),
+ *   one request per `message.id` (a response written as several lines counts once);
+ *   side-chains are their own thread (`agentId`).
+ * - Codex: `event_msg` / `token_count` events (`info.last_token_usage`:
+ *   `input_tokens`, `cached_input_tokens`), model from `turn_context`.
+ * - Request logs (`{request, response}` lines): Anthropic `usage` (as Claude
+ *   Code), OpenAI `usage.prompt_tokens_details.cached_tokens` /
+ *   `usage.input_tokens_details.cached_tokens`, Gemini
+ *   `usageMetadata.cachedContentTokenCount`.
+ *
+ * See docs/formats.md ("Usage fields"). Bad or absent fields are skipped, never an error.
+ */
+import type { FormatId } from './model';
+import type { SourceLine } from './text';
+
+/** How a provider reports cached input: Anthropic counts reads and writes apart from `input_tokens`; OpenAI-style counts reads inside it. */
+export type CacheStyle = 'anthropic' | 'openai';
+
+/** One request's usage as the log reports it. */
+export interface UsageRecord {
+  /** Offset of the line that reports it. */
+  readonly offset: number;
+  /** Offset just past that line. */
+  readonly end: number;
+  /** Requests of one thread share a cache history (the main session, or one sub-agent). */
+  readonly thread: string;
+  readonly style: CacheStyle;
+  readonly model?: string;
+  /** ISO timestamp, when the line has one. */
+  readonly time?: string;
+  /** All input tokens of the request (cached ones included). */
+  readonly promptTokens: number;
+  readonly cacheRead: number;
+  /** Tokens written to the cache (Anthropic); undefined where the provider does not report writes. */
+  readonly cacheWrite?: number;
+  readonly outputTokens?: number;
+  /** The write went to the 1-hour cache (Anthropic `ephemeral_1h_input_tokens`). */
+  readonly longLived?: boolean;
+  /** Request logs: the request asked for caching (`cache_control` anywhere in it); undefined when not a request log. */
+  readonly cacheControl?: boolean;
+}
+
+export interface LogFacts {
+  readonly usage: readonly UsageRecord[];
+  readonly firstTime?: string;
+  readonly lastTime?: string;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length < 200 ? v : undefined);
+
+/** Collects usage while an adapter reads lines; `observe` each line once, then `facts()`. */
+export class UsageScanner {
+  private readonly records: UsageRecord[] = [];
+  private readonly seenIds = new Set<string>();
+  private lastOffset = -1;
+  private codexModel: string | undefined;
+  private codexTotal: unknown;
+  private firstTime: string | undefined;
+  private lastTime: string | undefined;
+
+  constructor(private readonly format: FormatId) {}
+
+  observe(line: SourceLine): void {
+    if (line.offset <= this.lastOffset) return;
+    this.lastOffset = line.offset;
+    const time = timestampOf(line.text, this.format === 'claude-code');
+    if (time) {
+      this.firstTime ??= time;
+      this.lastTime = time;
+    }
+    if (!/usage|turn_context|token_count/i.test(line.text)) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line.text);
+    } catch {
+      return;
+    }
+    const record = obj(value);
+    if (record) this.read(record, { offset: line.offset, end: line.offset + line.text.length, time });
+  }
+
+  facts(): LogFacts {
+    return { usage: this.records, ...(this.firstTime && { firstTime: this.firstTime }), ...(this.lastTime && { lastTime: this.lastTime }) };
+  }
+
+  private read(record: Obj, at: At): void {
+    if (this.format === 'claude-code') return this.readClaudeCode(record, at);
+    if (this.format === 'codex') return this.readCodex(record, at);
+    const response = obj(record.response);
+    if (response) this.readResponse(record, response, at);
+  }
+
+  private push(record: UsageRecord | undefined): void {
+    if (record) this.records.push(record);
+  }
+
+  private readClaudeCode(record: Obj, at: At): void {
+    const message = obj(record.message);
+    if (record.type !== 'assistant' || !message) return;
+    const id = str(message.id);
+    if (id && this.seenIds.has(id)) return;
+    if (id) this.seenIds.add(id);
+    const thread = str(record.agentId) ?? (record.isSidechain === true ? 'side-chain' : 'main');
+    this.push(anthropicUsage(obj(message.usage), { ...at, thread, model: str(message.model) }));
+  }
+
+  /** Codex repeats a token count (same running total) and writes empty ones; each request counts once. */
+  private readCodex(record: Obj, at: At): void {
+    const payload = obj(record.payload);
+    if (!payload) return;
+    if (record.type === 'turn_context') this.codexModel = str(payload.model) ?? this.codexModel;
+    if (record.type !== 'event_msg' || payload.type !== 'token_count') return;
+    const info = obj(payload.info);
+    const usage = obj(info?.last_token_usage);
+    const prompt = num(usage?.input_tokens);
+    const total = obj(info?.total_token_usage)?.total_tokens;
+    if (!usage || !prompt || total === this.codexTotal) return;
+    this.codexTotal = total;
+    this.push({
+      ...baseFields({ ...at, thread: 'main', model: this.codexModel }),
+      style: 'openai',
+      promptTokens: prompt,
+      cacheRead: num(usage.cached_input_tokens) ?? 0,
+      ...optional('outputTokens', num(usage.output_tokens)),
+    });
+  }
+
+  private readResponse(record: Obj, response: Obj, at: At): void {
+    const request = obj(record.request);
+    const model = str(response.model) ?? str(response.modelVersion) ?? str(request?.model);
+    const base = { ...at, thread: 'main', model };
+    const usage = obj(response.usage);
+    if (usage && ('cache_read_input_tokens' in usage || this.format === 'anthropic')) {
+      const cacheControl = request !== undefined && JSON.stringify(request).includes('"cache_control"');
+      const read = anthropicUsage(usage, base);
+      return this.push(read && { ...read, cacheControl });
+    }
+    if (usage) return this.push(openaiUsage(usage, base));
+    this.push(geminiUsage(obj(response.usageMetadata), base));
+  }
+}
+
+/** Where a usage line is. */
+interface At {
+  readonly offset: number;
+  readonly end: number;
+  readonly time: string | undefined;
+}
+
+interface Base extends At {
+  readonly thread: string;
+  readonly model: string | undefined;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function baseFields(base: Base) {
+  return { offset: base.offset, end: base.end, thread: base.thread, ...optional('model', base.model), ...optional('time', base.time) };
+}
+
+function anthropicUsage(usage: Obj | undefined, base: Base): UsageRecord | undefined {
+  const input = num(usage?.input_tokens);
+  if (!usage || input === undefined) return undefined;
+  const read = num(usage.cache_read_input_tokens) ?? 0;
+  const write = num(usage.cache_creation_input_tokens) ?? 0;
+  const longLived = (num(obj(usage.cache_creation)?.ephemeral_1h_input_tokens) ?? 0) > 0;
+  return {
+    ...baseFields(base),
+    style: 'anthropic',
+    promptTokens: input + read + write,
+    cacheRead: read,
+    cacheWrite: write,
+    ...optional('outputTokens', num(usage.output_tokens)),
+    ...(longLived && { longLived }),
+  };
+}
+
+function openaiUsage(usage: Obj, base: Base): UsageRecord | undefined {
+  const prompt = num(usage.prompt_tokens) ?? num(usage.input_tokens);
+  if (prompt === undefined) return undefined;
+  const details = obj(usage.prompt_tokens_details) ?? obj(usage.input_tokens_details);
+  return {
+    ...baseFields(base),
+    style: 'openai',
+    promptTokens: prompt,
+    cacheRead: num(details?.cached_tokens) ?? 0,
+    ...optional('outputTokens', num(usage.completion_tokens) ?? num(usage.output_tokens)),
+  };
+}
+
+function geminiUsage(usage: Obj | undefined, base: Base): UsageRecord | undefined {
+  const prompt = num(usage?.promptTokenCount);
+  if (!usage || prompt === undefined) return undefined;
+  return {
+    ...baseFields(base),
+    style: 'openai',
+    promptTokens: prompt,
+    cacheRead: num(usage.cachedContentTokenCount) ?? 0,
+    ...optional('outputTokens', num(usage.candidatesTokenCount)),
+  };
+}
+
+const TIMESTAMP = /"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d\d)?)"/;
+
+/**
+ * The line's record `timestamp` (ISO 8601), without parsing the line: the last
+ * one in a Claude Code record (it follows the message), the first elsewhere.
+ */
+function timestampOf(text: string, last: boolean): string | undefined {
+  const at = last ? text.lastIndexOf('"timestamp"') : text.indexOf('"timestamp"');
+  if (at < 0) return undefined;
+  return TIMESTAMP.exec(text.slice(at, at + 80))?.[1];
+}
