@@ -133,7 +133,10 @@ class Inspector {
     this.renderFindings(view, detail);
     if (!detail) {
       this.bannerSlot.replaceChildren();
-      this.showNotice(`No rewrite steps in ${view.file}: nothing to compare.`);
+      const pairs = view.pairs ?? [];
+      const paired = pairs.length > 0 ? ` Its ${pairs.filter((p) => p.role === 'call').length} tool calls are listed under Tool pairs.` : '';
+      this.showNotice(`No rewrite steps in ${view.file}: nothing to compare.${paired}`);
+      this.pairs.replaceChildren(...pairItems(pairs, () => undefined));
       this.columns.replaceChildren();
       this.markReady(undefined);
       return;

@@ -19,6 +19,7 @@ export type * from './model';
 export { pairKey, toolCalls, toolPairs, toolResults } from './model';
 export { pairStates, relatedLocations, type PairState } from './pairing';
 export type * from './results';
+export type { CacheReason, CacheRow, PairCounts, SessionSummary, UsageTotals } from './session';
 export type * from './transcript';
 export type { LineColumn, SourceLine, SourceRange } from './text';
 export { LineIndex } from './text';

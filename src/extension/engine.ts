@@ -25,8 +25,9 @@ export type {
   StepReport,
   TextEdit,
   TokenEncoding,
+  ToolPair,
 } from '../core/index';
-export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES } from '../core/index';
+export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES, toolPairs } from '../core/index';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';

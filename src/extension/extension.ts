@@ -15,6 +15,7 @@ import { exportReport } from './export';
 import { APPLY_FIX_COMMAND, applyFix } from './fixes';
 import { registerInspector } from './inspector/panel';
 import { Sessions } from './sessions';
+import { SessionStatus } from './status';
 import { nextRewrite, nextViolation, previousRewrite } from './stepping';
 import { REVEAL_COMMAND, RewritesTree, SELECT_STEP_COMMAND } from './tree';
 
@@ -76,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const ctx: Ctx = { extension: context, sessions, rulesDoc, log, compareDiagnostics };
   const tree = new RewritesTree(sessions);
   const lenses = new StepCodeLenses(sessions);
-  context.subscriptions.push(log, checker, sessions, diagnostics, compareDiagnostics, tree, lenses);
+  context.subscriptions.push(log, checker, sessions, diagnostics, compareDiagnostics, tree, lenses, new SessionStatus(sessions));
 
   for (const [id, factory] of Object.entries(COMMANDS)) {
     context.subscriptions.push(vscode.commands.registerCommand(id, factory(ctx)));

@@ -1,11 +1,13 @@
 /**
- * The "Rewrites" tree view of the active transcript: each step with its
- * decision icon, its findings under it (window-level findings under
- * "Window"); clicking reveals the range in the editor.
+ * The "Rewrites" tree view of the active transcript: the file with its
+ * summary (so a clean file says so), each step with its decision icon, its
+ * findings under it (window-level findings under "Window"), and the tool
+ * pairs of the current window; clicking reveals the range in the editor.
  */
 import * as vscode from 'vscode';
+import { statusText } from '../shared/session-text';
 import type { Session, Sessions } from './sessions';
-import type { Decision, Finding, Severity, StepReport } from './engine';
+import { pairStates, toolPairs, type Decision, type Finding, type PairState, type Severity, type StepReport, type ToolPair } from './engine';
 
 export const REVEAL_COMMAND = 'prefixLens.revealFinding';
 export const SELECT_STEP_COMMAND = 'prefixLens.selectStep';
@@ -13,7 +15,30 @@ export const SELECT_STEP_COMMAND = 'prefixLens.selectStep';
 export type RewriteNode =
   | { readonly kind: 'step'; readonly session: Session; readonly step: StepReport }
   | { readonly kind: 'window'; readonly session: Session; readonly findings: readonly Finding[] }
-  | { readonly kind: 'finding'; readonly session: Session; readonly finding: Finding };
+  | { readonly kind: 'finding'; readonly session: Session; readonly finding: Finding }
+  | { readonly kind: 'file'; readonly session: Session }
+  | { readonly kind: 'pairs'; readonly session: Session; readonly pairs: readonly PairNode[] }
+  | { readonly kind: 'pair'; readonly session: Session; readonly pair: PairNode };
+
+interface PairNode {
+  readonly pair: ToolPair;
+  readonly state: PairState;
+}
+
+const PAIR_ICON: Readonly<Record<PairState, [string, string]>> = {
+  paired: ['link', 'testing.iconPassed'],
+  pending: ['watch', 'list.highlightForeground'],
+  'orphan-call': ['debug-disconnect', 'list.errorForeground'],
+  'orphan-result': ['debug-disconnect', 'list.errorForeground'],
+};
+
+function pairNodes(session: Session): PairNode[] {
+  const window = session.report?.finalWindow;
+  if (!window) return [];
+  const pairs = toolPairs(window);
+  const states = pairStates(window, pairs);
+  return [...pairs].map(([key, pair]) => ({ pair, state: states.get(key) ?? 'paired' }));
+}
 
 const DECISION_ICON: Readonly<Record<Decision, [string, string]>> = {
   patch: ['pass', 'testing.iconPassed'],
@@ -51,6 +76,7 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
       return findings.map((finding) => ({ kind: 'finding', session: node.session, finding }));
     }
     if (node.kind === 'window') return node.findings.map((finding) => ({ kind: 'finding', session: node.session, finding }));
+    if (node.kind === 'pairs') return node.pairs.map((pair) => ({ kind: 'pair', session: node.session, pair }));
     return [];
   }
 
@@ -60,11 +86,25 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
     if (!session || !report) return [];
     const windowFindings = report.findings.filter((f) => f.step === undefined);
     const steps: RewriteNode[] = report.steps.map((step) => ({ kind: 'step', session, step }));
-    return windowFindings.length > 0 ? [{ kind: 'window', session, findings: windowFindings }, ...steps] : steps;
+    const pairs = pairNodes(session);
+    return [
+      { kind: 'file', session },
+      ...(windowFindings.length > 0 ? [{ kind: 'window' as const, session, findings: windowFindings }] : []),
+      ...steps,
+      ...(pairs.length > 0 ? [{ kind: 'pairs' as const, session, pairs }] : []),
+    ];
   }
 
   getTreeItem(node: RewriteNode): vscode.TreeItem {
     if (node.kind === 'step') return this.stepItem(node.session, node.step);
+    if (node.kind === 'file') return fileItem(node.session);
+    if (node.kind === 'pairs') {
+      const item = new vscode.TreeItem('Tool pairs', vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = String(node.pairs.length);
+      item.iconPath = new vscode.ThemeIcon('references');
+      return item;
+    }
+    if (node.kind === 'pair') return pairItem(node.session, node.pair);
     if (node.kind === 'window') {
       const item = new vscode.TreeItem('Window', vscode.TreeItemCollapsibleState.Expanded);
       item.description = `${node.findings.length} finding${node.findings.length === 1 ? '' : 's'}`;
@@ -96,4 +136,24 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
     for (const d of this.subscriptions) d.dispose();
     this.changed.dispose();
   }
+}
+
+function fileItem(session: Session): vscode.TreeItem {
+  const item = new vscode.TreeItem(session.uri.path.split('/').pop() ?? session.uri.toString(), vscode.TreeItemCollapsibleState.None);
+  const summary = session.report?.session;
+  item.description = summary ? statusText(summary) : '';
+  if (summary && summary.decisions.patch + summary.decisions.defer + summary.decisions.abort === 0) item.description += ' · no rewrite steps';
+  item.iconPath = new vscode.ThemeIcon('file');
+  item.command = { title: 'Open Session View', command: 'prefixLens.openSessionView', arguments: [session.uri] };
+  return item;
+}
+
+function pairItem(session: Session, { pair, state }: PairNode): vscode.TreeItem {
+  const name = pair.call?.value.name ?? pair.results[0]?.value.name ?? '';
+  const item = new vscode.TreeItem(name || pair.id || '(no id)', vscode.TreeItemCollapsibleState.None);
+  item.description = `${pair.id} · ${state}`;
+  item.iconPath = icon(PAIR_ICON[state]);
+  const range = pair.call?.value.idSource ?? pair.call?.value.source ?? pair.results[0]?.value.source;
+  if (range) item.command = { title: 'Reveal', command: REVEAL_COMMAND, arguments: [session.uri, range.start, range.end] };
+  return item;
 }

@@ -128,6 +128,8 @@ export interface TranscriptView {
   /** The selected step (1-based), undefined when the transcript has no step. */
   readonly selected?: number;
   readonly detail?: StepDetail;
+  /** With no step to show: the tool calls and results of the transcript's last window, for the Tool pairs tab. */
+  readonly pairs?: readonly PaneSegment[];
 }
 
 /** Host → webview. */

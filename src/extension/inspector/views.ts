@@ -239,5 +239,6 @@ export function transcriptView(
     findingsTotal: windowLevel.length,
     ...(index === undefined ? {} : { selected: index }),
     ...(detail ? { detail } : {}),
+    ...(!detail && report.finalWindow ? { pairs: paneText(report.finalWindow, engine, new PairColours()).segments } : {}),
   };
 }

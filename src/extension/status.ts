@@ -1,0 +1,52 @@
+/**
+ * The status bar item of the active transcript: a clean file says it is clean
+ * (`$(pass) claude-code · 0 rewrites · 6 pairs ✓`), a file with problems says
+ * how many. Hidden when the active editor is not a recognised transcript.
+ * Clicking opens the session view.
+ */
+import * as vscode from 'vscode';
+import { isClean, statusText } from '../shared/session-text';
+import type { Session, Sessions } from './sessions';
+
+export const OPEN_SESSION_VIEW_COMMAND = 'prefixLens.openSessionView';
+
+export class SessionStatus implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('prefixLens.session', vscode.StatusBarAlignment.Left, 50);
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly sessions: Sessions) {
+    this.item.name = 'Prefix Lens';
+    this.subscriptions = [
+      sessions.onDidUpdate(() => this.show()),
+      sessions.onDidChangeActive(() => this.show()),
+      sessions.onDidClose(() => this.show()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.show()),
+    ];
+    this.show();
+  }
+
+  /** The session of the active editor only: a text editor of another file hides the item. */
+  private current(): Session | undefined {
+    const editor = vscode.window.activeTextEditor;
+    return editor ? this.sessions.get(editor.document.uri) : undefined;
+  }
+
+  private show(): void {
+    const session = this.current();
+    const summary = session?.report?.session;
+    if (!session || !summary) return this.item.hide();
+    const problems = session.report?.findings.filter((f) => f.severity !== 'info').length ?? 0;
+    const clean = isClean(summary, problems);
+    this.item.text = `$(${clean ? 'pass' : 'warning'}) ${statusText(summary)}`;
+    this.item.tooltip = clean
+      ? 'Prefix Lens: every rewrite keeps the consumed prefix and every tool call has its result. Click to open the session view.'
+      : `Prefix Lens: ${problems} problem${problems === 1 ? '' : 's'}. Click to open the session view.`;
+    this.item.command = { title: 'Open Session View', command: OPEN_SESSION_VIEW_COMMAND, arguments: [session.uri] };
+    this.item.show();
+  }
+
+  dispose(): void {
+    for (const d of this.subscriptions) d.dispose();
+    this.item.dispose();
+  }
+}
