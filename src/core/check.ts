@@ -60,7 +60,7 @@ interface Run {
   readonly listed: Map<RuleId, number>;
   readonly omitted: Map<RuleId, { count: number; first: Finding }>;
   stopped?: ReadStop;
-  /** Distinct messages across every window and step, for the session summary. */
+  /** Messages and turns of the session, for its summary. */
   readonly tally: MessageTally;
 }
 
@@ -95,14 +95,12 @@ function onWindow(run: Run, window: ContextWindow): void {
   });
   run.previousWindow = new Set(keys);
   run.finalWindow = window;
-  run.tally.add(window);
 }
 
 function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
   const index = run.steps.length + 1;
   const verdict = judgeRewrite(rewrite, { context: run.context, ...(beforeFile !== undefined && { beforeFile }) });
-  run.tally.add(rewrite.before);
-  run.tally.add(rewrite.after);
+  run.tally.addStep(rewrite.before, rewrite.after);
   for (const f of verdict.findings) report(run, { ...f, step: index });
   run.steps.push({
     index,

@@ -6,7 +6,7 @@
  * other way round), the row says why we think so.
  */
 import type { Decision, Finding, RuleId } from './findings';
-import { CARRIED_FROM, type ContextWindow, type FormatId, type Message } from './model';
+import type { ContextWindow, FormatId } from './model';
 import { pairStates } from './pairing';
 import type { StepReport } from './results';
 import type { SourceRange } from './text';
@@ -62,7 +62,7 @@ export interface SessionSummary {
   readonly models: readonly string[];
   readonly firstTime?: string;
   readonly lastTime?: string;
-  /** Distinct messages read in the whole file (history before a compaction included). */
+  /** Messages of the last window plus those rewrites dropped before it (history before a compaction). */
   readonly messages: number;
   /** User messages that say something (not only tool results). */
   readonly turns: number;
@@ -74,28 +74,31 @@ export interface SessionSummary {
   readonly cache: readonly CacheRow[];
 }
 
-/** Counts distinct messages as windows stream past (by the first reading's position; no message kept). */
+/**
+ * Counts the messages of a session without keeping them: the last window's,
+ * plus what each shrinking rewrite (a compaction, a rewind) dropped from the
+ * window before it. The same count whether or not a reader carried repeated
+ * history over (request logs).
+ */
 export class MessageTally {
-  private readonly seen = new Set<number>();
-  private userTurns = 0;
+  private dropped = 0;
+  private droppedTurns = 0;
 
-  add(window: ContextWindow): void {
-    for (const message of window.messages) {
-      const root: Message = message[CARRIED_FROM] ?? message;
-      const at = root.source?.start;
-      if (at === undefined || this.seen.has(at)) continue;
-      this.seen.add(at);
-      if (root.role === 'user' && root.blocks.some((b) => b.kind === 'text')) this.userTurns++;
-    }
+  /** A rewrite: only a shrinking one is walked. */
+  addStep(before: ContextWindow, after: ContextWindow): void {
+    if (after.messages.length >= before.messages.length) return;
+    this.dropped += before.messages.length - after.messages.length;
+    this.droppedTurns += Math.max(0, turnsOf(before) - turnsOf(after));
   }
 
-  get messages(): number {
-    return this.seen.size;
+  count(final: ContextWindow | undefined): { messages: number; turns: number } {
+    return { messages: this.dropped + (final?.messages.length ?? 0), turns: this.droppedTurns + (final ? turnsOf(final) : 0) };
   }
+}
 
-  get turns(): number {
-    return this.userTurns;
-  }
+/** User messages that say something (not only tool results). */
+function turnsOf(window: ContextWindow): number {
+  return window.messages.filter((m) => m.role === 'user' && m.blocks.some((b) => b.kind === 'text')).length;
 }
 
 export function pairCounts(window: ContextWindow | undefined): PairCounts {
@@ -128,8 +131,7 @@ export function sessionSummary(input: SessionInput): SessionSummary {
     models,
     ...(facts.firstTime && { firstTime: facts.firstTime }),
     ...(facts.lastTime && { lastTime: facts.lastTime }),
-    messages: Math.max(input.tally.messages, input.finalWindow?.messages.length ?? 0),
-    turns: input.tally.turns,
+    ...input.tally.count(input.finalWindow),
     pairs: pairCounts(input.finalWindow),
     compactions: steps.filter((s) => s.source === 'compaction').length,
     decisions,
