@@ -23,6 +23,7 @@
 import { identityKeys, type Finding } from './findings';
 import { extendsMessages } from './formats/native-object';
 import { CARRIED_FROM, pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
+import { frontier } from './pairing';
 import type { RenderCache } from './render';
 import { newSchemaMismatch } from './rules/schema-changed';
 import { selfEditFindings } from './rules/self-edit';
@@ -127,10 +128,8 @@ function hasAssistant(window: ContextWindow, from: number): boolean {
 
 /** Keys of the calls at or after a live window's last assistant message: the calls a moved frontier may orphan. */
 function frontierCallKeys(window: ContextWindow): string[] {
-  let last = window.messages.length - 1;
-  while (last >= 0 && window.messages[last]?.role !== 'assistant') last--;
   const keys: string[] = [];
-  for (let m = Math.max(0, last); m < window.messages.length; m++) {
+  for (let m = Math.max(0, frontier(window)); m < window.messages.length; m++) {
     (window.messages[m] as Message).blocks.forEach((block, b) => {
       if (block.kind === 'tool_call') keys.push(pairKey(block.id, m, b));
     });

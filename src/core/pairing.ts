@@ -15,10 +15,16 @@ import { idRange } from './rules/common';
 
 export type PairState = 'paired' | 'pending' | 'orphan-call' | 'orphan-result';
 
+/** The frontier of a window: the index of its last assistant message (-1 when none). A live window's calls from there on are pending. */
+export function frontier(window: ContextWindow): number {
+  let last = window.messages.length - 1;
+  while (last >= 0 && window.messages[last]?.role !== 'assistant') last--;
+  return last;
+}
+
 /** The state of every pair of a window, keyed like `toolPairs` (by `pairKey`), in order of first appearance. */
 export function pairStates(window: ContextWindow, pairs: ReadonlyMap<string, ToolPair> = toolPairs(window)): Map<string, PairState> {
-  let lastAssistant = window.messages.length - 1;
-  while (lastAssistant >= 0 && window.messages[lastAssistant]?.role !== 'assistant') lastAssistant--;
+  const lastAssistant = frontier(window);
   const states = new Map<string, PairState>();
   for (const [key, pair] of pairs) {
     if (!pair.call) states.set(key, 'orphan-result');
