@@ -17,8 +17,10 @@
  *   the frontier is scanned). So the window checks run on the touched pairs
  *   only, before and after; the message-local parts (a call id reused, the
  *   Gemini call/response counts) see the whole window as always.
- * An empty id in the new messages (no id: each block stands alone) is left to
- * the full judge.
+ * An empty id in the new messages (no id: each block stands alone) and the
+ * Gemini format (its positional rule reads consecutive messages of one role
+ * as one turn, so an appended message can change the window's last turn) are
+ * left to the full judge.
  */
 import { identityKeys, type Finding } from './findings';
 import { extendsMessages } from './formats/native-object';
@@ -61,6 +63,8 @@ function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[], render: R
  * tools, format and kind of window.
  */
 export function isExtension(before: ContextWindow, after: ContextWindow, render: RenderCache): boolean {
+  // Gemini's positional rule reads merged turns: an appended message can change the last one.
+  if (after.format === 'gemini') return false;
   if (after.format !== before.format || after.live !== before.live || !after.serverState !== !before.serverState) return false;
   if (after.messages.length < before.messages.length || !sameTools(before.tools, after.tools, render)) return false;
   if (extendsMessages(before.messages, after.messages)) return true;
