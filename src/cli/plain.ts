@@ -5,6 +5,7 @@
  */
 import type { Report, StepReport } from '../core/results';
 import type { Decision, Finding, Severity } from '../core/findings';
+import { shownThread } from '../core/report/json';
 import { formatNumber, summaryLine } from '../core/report/markdown';
 import { escapeControls as esc, LineIndex } from '../core/text';
 
@@ -67,21 +68,27 @@ function stepLines(steps: readonly StepReport[], c: Palette): string[] {
     const step = steps[i];
     if (!step) break;
     let end = i;
-    while (step.decision === 'patch' && steps[end + 1]?.decision === 'patch') end++;
+    while (step.decision === 'patch' && steps[end + 1]?.decision === 'patch' && steps[end + 1]?.thread === step.thread) end++;
     if (end - i + 1 > FOLD_PATCH_RUN) {
-      out.push(`steps ${step.index}–${steps[end]?.index ?? step.index}/${total} ${decision('patch', c)}`);
+      out.push(`steps ${step.index}–${steps[end]?.index ?? step.index}/${total}${threadWords(steps, step)} ${decision('patch', c)}`);
       i = end + 1;
     } else {
-      out.push(stepLine(step, total, c));
+      out.push(stepLine(step, total, c, threadWords(steps, step)));
       i++;
     }
   }
   return out;
 }
 
-/** `step 3/12 ABORT compaction tool-result-orphaned schema-dropped · cache −48,213 tokens`. */
-export function stepLine(step: StepReport, total: number, c: Palette): string {
-  const parts = [`step ${step.index}/${total}`, decision(step.decision, c), esc(step.source)];
+/** ` thread 2` for a step of an interleaved request log, else ''. */
+function threadWords(steps: readonly StepReport[], step: StepReport): string {
+  const thread = shownThread(steps, step);
+  return thread === undefined ? '' : ` thread ${thread}`;
+}
+
+/** `step 3/12 ABORT compaction tool-result-orphaned schema-dropped · cache −48,213 tokens` (`step 3/12 thread 2 …` in a threaded log). */
+export function stepLine(step: StepReport, total: number, c: Palette, thread = ''): string {
+  const parts = [`step ${step.index}/${total}${thread}`, decision(step.decision, c), esc(step.source)];
   if (!step.applied) parts.push(c.dim('(not applied)'));
   if (step.rules.length > 0) parts.push(esc(step.rules.join(' ')));
   if (step.cacheImpact.invalidatedTokens > 0) {

@@ -109,6 +109,7 @@ function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
     applied: rewrite.applied,
     rules: [...new Set(verdict.findings.map((f) => f.rule))],
     ...(rewrite.range && { range: rewrite.range }),
+    ...(rewrite.thread !== undefined && { thread: rewrite.thread }),
     boundary: boundaryPosition(rewrite.before, run.context),
     cacheImpact: verdict.cacheImpact,
     ...(run.options.keepRewrites && { rewrite }),

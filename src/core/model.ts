@@ -166,6 +166,8 @@ export interface Rewrite {
   readonly applied: boolean;
   /** The event / line that proposed it. */
   readonly range?: SourceRange;
+  /** The conversation of a request log it belongs to (1-based; see formats/threads.ts). */
+  readonly thread?: number;
 }
 
 /** A call with its result(s), as found in one window. */

@@ -49,6 +49,8 @@ export interface StepReport {
   readonly rules: readonly RuleId[];
   /** The event / line that proposed the rewrite. */
   readonly range?: SourceRange;
+  /** The conversation of a request log the step belongs to (1-based), when the reader threads the file. */
+  readonly thread?: number;
   /** The boundary of the window the rewrite was judged against. */
   readonly boundary: BoundaryPosition;
   readonly cacheImpact: CacheImpact;

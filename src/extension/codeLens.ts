@@ -6,13 +6,14 @@
 import * as vscode from 'vscode';
 import type { Sessions } from './sessions';
 import { readSettings, SECTION } from './settings';
-import { type Finding, type Report, RULES, type StepReport } from './engine';
+import { type Finding, type Report, RULES, shownThread, type StepReport } from './engine';
 
 export const INSPECT_STEP_COMMAND = 'prefixLens.inspectStep';
 
 /** The lens title of one step (pure). */
 export function stepLensTitle(report: Report, step: StepReport): string {
-  const parts = [`Step ${step.index}/${report.steps.length}`, step.decision.toUpperCase()];
+  const thread = shownThread(report.steps, step);
+  const parts = [`Step ${step.index}/${report.steps.length}${thread === undefined ? '' : ` (thread ${thread})`}`, step.decision.toUpperCase()];
   const lead = leadingFinding(report, step);
   if (lead) parts.push(lead.toolCallId ? `${lead.rule} ${lead.toolCallId}` : lead.rule);
   else if (step.rules[0]) parts.push(step.rules[0]);

@@ -31,6 +31,7 @@ export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';
+export { shownThread } from '../core/report/json';
 
 /** A document's text and the name it is reported under. */
 export interface FileText {

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { statusText } from '../shared/session-text';
 import type { Session, Sessions } from './sessions';
-import { pairStates, toolPairs, type Decision, type Finding, type PairState, type Severity, type StepReport, type ToolPair } from './engine';
+import { pairStates, shownThread, toolPairs, type Decision, type Finding, type PairState, type Severity, type StepReport, type ToolPair } from './engine';
 
 export const REVEAL_COMMAND = 'prefixLens.revealFinding';
 export const SELECT_STEP_COMMAND = 'prefixLens.selectStep';
@@ -123,7 +123,8 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
   private stepItem(session: Session, step: StepReport): vscode.TreeItem {
     const findings = session.report?.findings.filter((f) => f.step === step.index).length ?? 0;
     const state = findings > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
-    const item = new vscode.TreeItem(`Step ${step.index} · ${step.decision.toUpperCase()}`, state);
+    const thread = session.report ? shownThread(session.report.steps, step) : undefined;
+    const item = new vscode.TreeItem(`Step ${step.index}${thread === undefined ? '' : ` (thread ${thread})`} · ${step.decision.toUpperCase()}`, state);
     item.id = `${session.uri.toString()}#step-${step.index}-${session.reportVersion}`;
     item.description = [step.source, ...step.rules].join(' · ');
     item.iconPath = icon(DECISION_ICON[step.decision]);

@@ -33,6 +33,7 @@ import type { SourceLine, SourceRange } from '../text';
 import type { TranscriptEvent, TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
 import { incompleteLine } from './common';
+import { Threads } from './threads';
 
 /** A request body read into a window. */
 export interface ParsedRequest {
@@ -54,8 +55,6 @@ export interface LoggedExchange {
   readonly responseId?: string;
   /** The conversation the logged response belongs to (Responses `conversation`). */
   readonly responseConversation?: string;
-  /** What the next line may carry over instead of reading it again (codecs with a `carrier`). */
-  readonly carry?: CarrySource;
 }
 
 /** What a continuation through server state resolves to. */
@@ -110,14 +109,15 @@ type RecordOrFinding = { readonly record: LogRecord } | { readonly finding: Find
 
 /** Reads a file of this provider's requests as one window or a request log. */
 export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): Generator<TranscriptEvent> {
-  let previous: LoggedExchange | undefined;
-  const records = logRecords(input, () => (codec.carrier ? previous?.carry : undefined));
+  const threads = new Threads();
+  let carry: CarrySource | undefined;
+  const records = logRecords(input, () => (codec.carrier ? carry : undefined));
   for (;;) {
     // Plain locals, cleared before the next line is read: a generator keeps
     // stale locals alive, and they would pin the previous line's parse tree.
-    let outcome: RecordOutcome | undefined = nextOutcome(records, previous, codec);
+    let outcome: RecordOutcome | undefined = nextOutcome(records, threads, codec);
     if (!outcome) return;
-    previous = outcome.next ?? previous;
+    if (outcome.request) carry = outcome.carry;
     let events: readonly TranscriptEvent[] | undefined = outcome.events;
     outcome = undefined;
     yield* events;
@@ -127,42 +127,45 @@ export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): G
 
 interface RecordOutcome {
   readonly events: readonly TranscriptEvent[];
-  /** The new state to judge the next request against; undefined when the record was not a request. */
-  readonly next?: LoggedExchange;
+  /** True when the record was a request (it became the last request of its thread). */
+  readonly request?: boolean;
+  /** What the next line may carry over from this one. */
+  readonly carry?: CarrySource;
 }
 
 /** Reads the next record and judges it; undefined at the end of the file. */
-function nextOutcome(records: Iterator<RecordOrFinding>, previous: LoggedExchange | undefined, codec: ProviderCodec): RecordOutcome | undefined {
+function nextOutcome(records: Iterator<RecordOrFinding>, threads: Threads, codec: ProviderCodec): RecordOutcome | undefined {
   const item = records.next();
   if (item.done) return undefined;
   if ('finding' in item.value) return { events: [{ kind: 'finding', finding: item.value.finding }] };
-  return judgeRecord(item.value.record, previous, codec);
+  return judgeRecord(item.value.record, threads, codec);
 }
 
-/** The events of one record: the step against the previous exchange (if any), then the request's window. */
-function judgeRecord(record: LogRecord, previous: LoggedExchange | undefined, codec: ProviderCodec): RecordOutcome {
+/** The events of one record: the step against the last request of its thread (if any), then the request's window. */
+function judgeRecord(record: LogRecord, threads: Threads, codec: ProviderCodec): RecordOutcome {
   const exchange = exchangeOf(record, codec);
   if ('finding' in exchange) return { events: [{ kind: 'finding', finding: exchange.finding }] };
   if (record.carried && record.line && record.carried.array !== codec.carrier?.messagesArray(exchange.request)) {
     // The skipped elements were not this request's messages: read the line in full.
     const full = parsedLine(record.line.source, record.ordinal, undefined);
-    return 'record' in full ? judgeRecord(full.record, previous, codec) : { events: [{ kind: 'finding', finding: full.finding }] };
+    return 'record' in full ? judgeRecord(full.record, threads, codec) : { events: [{ kind: 'finding', finding: full.finding }] };
   }
   const { current, carry } = readCurrent(record, exchange.request, codec);
-  const continuation = codec.continueFrom?.(previous, current) ?? { kind: 'self-contained' };
+  const { thread, continuation } = threads.place(current, codec);
   const events: TranscriptEvent[] = [];
   if (continuation.kind === 'unknown-state') {
     events.push({ kind: 'finding', finding: unknownStateFinding(record, codec, continuation.reason) });
-  } else if (previous) {
+  } else if (thread) {
     const after = continuation.kind === 'continued' ? continuation.window : current.window;
-    events.push({ kind: 'step', rewrite: { source: 'request', before: consumedWindow(previous), after, applied: true, range: record.range } });
+    const rewrite = { source: 'request', before: consumedWindow(thread.last), after, applied: true, range: record.range, thread: thread.id } as const;
+    events.push({ kind: 'step', rewrite });
   }
   // A continued request is checked with the history it continues (this log holds it): a call the previous
   // logged response made pairs here, it is not said to live in server-side state.
   const effective = continuation.kind === 'continued' ? { ...current, window: continuation.window } : current;
   events.push({ kind: 'window', window: effective.window });
-  const next = loggedExchange(effective, exchange.response, codec);
-  return { events, next: carry && continuation.kind === 'self-contained' ? { ...next, carry } : next };
+  threads.record(thread, loggedExchange(effective, exchange.response, codec));
+  return { events, request: true, ...(carry && continuation.kind === 'self-contained' && { carry }) };
 }
 
 /** Reads the request of a record, with the messages the parser skipped carried over from the previous line. */

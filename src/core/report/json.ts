@@ -2,7 +2,7 @@
  * The CLI's `--json` report: one object per file, positions as 1-based
  * line/column. Pure: the extension's "Export Report" and the CLI share it.
  */
-import type { Report } from '../results';
+import type { Report, StepReport } from '../results';
 import type { Decision, Finding, RuleId, Severity } from '../findings';
 import type { FormatId, RewriteSource } from '../model';
 import type { CacheRow, SessionSummary } from '../session';
@@ -13,6 +13,8 @@ export interface JsonStep {
   readonly decision: Decision;
   readonly source: RewriteSource;
   readonly rules: readonly RuleId[];
+  /** Extra: the conversation of a request log the step belongs to (1-based), when the file is threaded. */
+  readonly thread?: number;
   /** Extra: false when the transcript records the rewrite was not applied. */
   readonly applied: boolean;
   /** Extra: consumed tokens before the step, and how many of them the prompt cache loses. */
@@ -63,6 +65,7 @@ export function toJsonReport(report: Report): JsonReport {
       decision: step.decision,
       source: step.source,
       rules: [...step.rules],
+      ...(step.thread !== undefined && { thread: step.thread }),
       applied: step.applied,
       cacheImpact: {
         consumedTokens: step.cacheImpact.consumedTokens,
@@ -73,6 +76,14 @@ export function toJsonReport(report: Report): JsonReport {
     ...(report.stopped && { stopped: { reason: report.stopped.reason, ...lines.position(report.stopped.offset) } }),
     ...(report.omitted && { omitted: report.omitted }),
   };
+}
+
+/**
+ * The thread a step is shown with: only when the file holds more than one
+ * conversation (a request log with interleaved threads), else undefined.
+ */
+export function shownThread(steps: readonly StepReport[], step: StepReport): number | undefined {
+  return step.thread !== undefined && steps.some((s) => (s.thread ?? 1) > 1) ? step.thread : undefined;
 }
 
 function jsonFinding(f: Finding, lines: LineIndex): JsonFinding {

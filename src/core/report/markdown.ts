@@ -6,7 +6,7 @@
 import type { Report, StepReport } from '../results';
 import { RULES } from '../findings';
 import { LineIndex } from '../text';
-import { toJsonReport, type JsonFinding, type JsonSession } from './json';
+import { shownThread, toJsonReport, type JsonFinding, type JsonSession } from './json';
 
 export interface MarkdownOptions {
   /** Where docs/rules.md lives; rule ids link to `${rulesDocUri}#<rule-id>`. Omit for plain ids. */
@@ -42,14 +42,21 @@ export function summaryLine(report: Report): string {
 }
 
 function stepTable(steps: readonly StepReport[], lines: LineIndex, options: MarkdownOptions): string[] {
+  const threaded = steps.some((s) => shownThread(steps, s) !== undefined);
   const rows = steps.map((s) => {
     const where = s.range ? String(lines.position(s.range.start).line) : '';
     const rules = s.rules.map((r) => ruleLink(r, options)).join(', ');
     const cache = s.cacheImpact.invalidatedTokens > 0 ? `−${formatNumber(s.cacheImpact.invalidatedTokens)} tokens` : '';
     const applied = s.applied ? '' : ' (not applied)';
-    return row([String(s.index), where, `**${s.decision}**${applied}`, s.source, rules, cache]);
+    const thread = threaded ? [String(s.thread ?? '')] : [];
+    return row([String(s.index), ...thread, where, `**${s.decision}**${applied}`, s.source, rules, cache]);
   });
-  return [row(['step', 'line', 'decision', 'source', 'rules', 'cache impact']), row(['---:', '---:', '---', '---', '---', '---:']), ...rows];
+  const head = threaded ? [['thread', '---:']] : [];
+  return [
+    row(['step', ...head.map((h) => h[0] as string), 'line', 'decision', 'source', 'rules', 'cache impact']),
+    row(['---:', ...head.map((h) => h[1] as string), '---:', '---', '---', '---', '---:']),
+    ...rows,
+  ];
 }
 
 /** The session at a glance, then the cache figures the log reports beside our prediction. */

@@ -1,6 +1,6 @@
 /**
  * The changes a rewrite makes to the consumed prefix, element by element:
- * tools added, removed, modified or reordered; consumed messages modified,
+ * tools added or removed (each as one change listing them), modified or reordered; consumed messages modified,
  * removed or with messages inserted among them. Shared by `prefix-mutated`
  * (meaning changed) and `render-unstable` (bytes changed, meaning not).
  */
@@ -10,8 +10,10 @@ import { explainRenderDifference } from '../meaning';
 
 export type PrefixChange =
   | { readonly kind: 'tool-modified'; readonly before: number; readonly after: number; readonly cause?: string }
-  | { readonly kind: 'tool-removed'; readonly before: number }
-  | { readonly kind: 'tool-inserted'; readonly after: number }
+  /** Every tool that left the registry, as one change (one cause, one finding). */
+  | { readonly kind: 'tools-removed'; readonly before: readonly number[] }
+  /** Every tool that joined the registry, as one change. */
+  | { readonly kind: 'tools-inserted'; readonly after: readonly number[] }
   | { readonly kind: 'tools-reordered' }
   | { readonly kind: 'message-modified'; readonly before: number; readonly after: number; readonly cause?: string }
   | { readonly kind: 'messages-removed'; readonly from: number; readonly to: number; readonly nextAfter: number }
@@ -27,11 +29,12 @@ function toolChanges(a: RewriteAnalysis): PrefixChange[] {
   const afterByName = new Map<string, number[]>();
   a.after.window.tools.forEach((t, i) => afterByName.set(t.name, [...(afterByName.get(t.name) ?? []), i]));
   const matched = new Set<number>();
+  const removed: number[] = [];
   let lastAfter = -1;
   let reordered = false;
   a.before.window.tools.forEach((tool, j) => {
     const i = afterByName.get(tool.name)?.find((k) => !matched.has(k));
-    if (i === undefined) return void changes.push({ kind: 'tool-removed', before: j });
+    if (i === undefined) return void removed.push(j);
     matched.add(i);
     if (i < lastAfter) reordered = true;
     lastAfter = i;
@@ -41,9 +44,9 @@ function toolChanges(a: RewriteAnalysis): PrefixChange[] {
     const cause = explainRenderDifference(beforeText, afterText);
     changes.push({ kind: 'tool-modified', before: j, after: i, ...(cause && { cause }) });
   });
-  a.after.window.tools.forEach((_, i) => {
-    if (!matched.has(i)) changes.push({ kind: 'tool-inserted', after: i });
-  });
+  const inserted = a.after.window.tools.flatMap((_, i) => (matched.has(i) ? [] : [i]));
+  if (removed.length > 0) changes.push({ kind: 'tools-removed', before: removed });
+  if (inserted.length > 0) changes.push({ kind: 'tools-inserted', after: inserted });
   if (reordered) changes.push({ kind: 'tools-reordered' });
   return changes;
 }

@@ -10,7 +10,7 @@
  */
 import type { RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
-import type { Message } from '../model';
+import type { Message, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 import { at, firstRange, messageName, q, related, rewriteRange } from './common';
 import { prefixChanges, type PrefixChange } from './prefix-changes';
@@ -38,15 +38,15 @@ function changeFinding(a: RewriteAnalysis, change: PrefixChange): Finding {
   const toolsAt = firstRange(after.toolsSource, rewriteRange(a.rewrite));
   const file = a.beforeFile;
   switch (change.kind) {
-    case 'tool-removed': {
-      const tool = before.tools[change.before];
-      return ruleFinding(meta, toolsAt, `Tool ${q(tool?.name ?? '')} was removed from the registry the model has read (tools render first)`, {
-        related: related(tool?.source, 'the removed declaration', file),
+    case 'tools-removed': {
+      const tools = change.before.map((j) => before.tools[j]);
+      return ruleFinding(meta, toolsAt, toolsMessage(tools, 'removed from'), {
+        related: tools.flatMap((tool) => related(tool?.source, `the removed declaration of ${q(tool?.name ?? '')}`, file)),
       });
     }
-    case 'tool-inserted': {
-      const tool = after.tools[change.after];
-      return ruleFinding(meta, firstRange(tool?.source, toolsAt), `Tool ${q(tool?.name ?? '')} was added to the registry the model has read (tools render first)`);
+    case 'tools-inserted': {
+      const tools = change.after.map((i) => after.tools[i]);
+      return ruleFinding(meta, firstRange(tools[0]?.source, toolsAt), toolsMessage(tools, 'added to'));
     }
     case 'tool-modified': {
       const tool = after.tools[change.after];
@@ -65,6 +65,13 @@ function changeFinding(a: RewriteAnalysis, change: PrefixChange): Finding {
       return ruleFinding(meta, firstRange(message?.source, rewriteRange(a.rewrite)), `${article(message?.role ?? 'unknown')} ${message?.role ?? 'unknown'} message was inserted into the consumed prefix${at(messageName(after, change.after))}`);
     }
   }
+}
+
+/** One message for every tool a rewrite removed (or added), naming them in registry order. */
+function toolsMessage(tools: readonly (ToolSchema | undefined)[], change: 'removed from' | 'added to'): string {
+  const names = tools.map((tool) => q(tool?.name ?? '')).join(', ');
+  const where = `the registry the model has read (tools render first)`;
+  return tools.length === 1 ? `Tool ${names} was ${change} ${where}` : `${tools.length} tools were ${change} ${where}: ${names}`;
 }
 
 /** The first block whose bytes differ, in both messages (or the message itself). */

@@ -84,6 +84,23 @@ suite('stepping, CodeLens, tree', () => {
     );
   });
 
+  test('an interleaved request log: the CodeLens and the tree name the thread of each step', async () => {
+    const { session } = await openTranscript(fixture('../providers/anthropic-log-interleaved.jsonl'));
+    const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', session.uri)).filter(
+      (l) => l.command?.command === 'prefixLens.inspectStep',
+    );
+    assert.deepEqual(
+      lenses.map((l) => l.command?.title.split(' · ').slice(0, 2).join(' · ')),
+      ['Step 1/4 (thread 1) · PATCH', 'Step 2/4 (thread 2) · PATCH', 'Step 3/4 (thread 1) · PATCH', 'Step 4/4 (thread 1) · PATCH'],
+    );
+    const { tree } = await api();
+    const labels = tree
+      .getChildren()
+      .filter((n): n is Extract<RewriteNode, { kind: 'step' }> => n.kind === 'step' && n.session === session)
+      .map((n) => tree.getTreeItem(n).label);
+    assert.deepEqual(labels, ['Step 1 (thread 1) · PATCH', 'Step 2 (thread 2) · PATCH', 'Step 3 (thread 1) · PATCH', 'Step 4 (thread 1) · PATCH']);
+  });
+
   test('the Rewrites tree lists the steps with decision icons and their findings; click reveals', async () => {
     const { session, editor } = await openTranscript(fixture('three-steps.trace.jsonl'));
     const { tree } = await api();
