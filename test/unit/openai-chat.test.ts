@@ -194,7 +194,7 @@ describe('openai-chat: carrying a request log\'s repeated history', () => {
     for (let t = 0; t < turns; t++) {
       const call = { id: `call_${t}`, type: 'function', function: { name: 'f', arguments: `{"t":${t}}` } };
       const response = { choices: [{ message: { role: 'assistant', content: null, refusal: null, annotations: [], tool_calls: [call] } }] };
-      const request = { model: 'gpt-4o', messages: t === edit ? messages.map((m, i) => (i === 1 ? { ...m, content: 'edited' } : m)) : [...messages] };
+      const request = { model: 'gpt-4o', messages: t === edit ? messages.map((m, i) => (i === 0 ? { ...m, content: 'edited' } : m)) : [...messages] };
       const line = JSON.stringify({ request, response });
       lines.push(t === bad ? line.slice(0, 40) : line);
       messages.push({ role: 'assistant', tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: `r${t}` });

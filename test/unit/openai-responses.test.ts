@@ -190,7 +190,7 @@ describe('openai-responses: carrying a stateless log\'s repeated input', () => {
     for (let t = 0; t < turns; t++) {
       const call = { type: 'function_call', id: `fc_${t}`, call_id: `call_${t}`, name: 'f', arguments: `{"t":${t}}` };
       const reasoning = { type: 'reasoning', id: `rs_${t}`, summary: [], encrypted_content: `E${t}` };
-      const request = { model: 'gpt-5', instructions: 'Be brief.', store: false, input: t === edit ? input.map((m, i) => (i === 0 ? { role: 'user', content: 'edited' } : m)) : [...input] };
+      const request = { model: 'gpt-5', instructions: 'Be brief.', store: false, input: t === edit ? input.map((m, i) => (i === 2 ? { role: 'user', content: 'edited' } : m)) : [...input] };
       const line = JSON.stringify({ request, response: { id: `resp_${t}`, output: [{ ...reasoning, status: 'completed' }, { ...call, status: 'completed' }] } });
       lines.push(t === bad ? line.slice(0, 50) : line);
       input.push(reasoning, call, { type: 'function_call_output', call_id: call.call_id, output: `r${t}` });

@@ -69,10 +69,17 @@ describe('request-log threads: which thread a request continues', () => {
     assert.notEqual(report.steps[1]!.decision, 'patch');
   });
 
-  it('an edited first message under the same tools continues the thread (the cache still matches the tools)', () => {
-    const lines = [line('S1', ['a'], [user('q')]), line('S2', ['a'], [user('edited')])];
-    const report = checkTranscript({ file: 'edit.jsonl', text: lines.join('\n') }, { tokens: false });
+  it('a patched system prompt continues its conversation and is judged (system messages do not decide the thread)', () => {
+    const lines = [line('S1', ['a'], [user('q')]), line('S2', ['a'], [user('q'), assistant('x'), user('r')])];
+    const report = checkTranscript({ file: 'system.jsonl', text: lines.join('\n') }, { tokens: false });
     assert.deepEqual(report.steps.map((s) => [s.thread, s.decision]), [[1, 'defer']]);
+    assert.deepEqual(report.steps[0]!.rules, ['prefix-mutated']);
+  });
+
+  it('a new session with the same system prompt and tools starts a thread; so does a retry that adds nothing', () => {
+    const lines = [line('S', ['a'], [user('q')]), line('S', ['a'], [user('another task')]), line('S', ['a'], [user('q')])];
+    const report = checkTranscript({ file: 'sessions.jsonl', text: lines.join('\n') }, { tokens: false });
+    assert.deepEqual(report.steps, []);
   });
 
   it('a request that shares neither its first message nor its tools starts a thread: no step', () => {

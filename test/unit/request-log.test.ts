@@ -111,7 +111,7 @@ describe('request-log: records and bare requests', () => {
   it('an error status means no response was consumed', () => {
     const lines = [
       { method: 'POST', uri: 'u', request: request([user('a')]), status: 529, response: { role: 'assistant', content: [{ type: 'text', text: 'x' }] } },
-      { method: 'POST', uri: 'u', request: request([user('a')]), status: 200, response: null },
+      { method: 'POST', uri: 'u', request: request([user('a'), user('again')]), status: 200, response: null },
     ].map((r) => JSON.stringify(r));
     const got = readEvents(anthropicAdapter, 'retry.jsonl', lines.join('\n'));
     assert.equal(got.steps[0]!.before.messages.length, 2);

@@ -2,22 +2,29 @@
  * Threading a request log into conversations. One log can interleave several
  * conversations (a sub-agent, a second session through the same proxy): each
  * request continues the thread whose last request (plus its logged response)
- * it extends the furthest, as a prompt cache matches it: the longest run of
- * leading messages that render the same (ties: the most recent thread). A
- * request whose first message matches no thread's continues the most recent
- * thread with the same non-empty tool registry (an edited or compacted history
- * under the same tools and system prompt: the cache still matches the tools);
- * otherwise it starts a new thread. Steps are judged within a thread only.
+ * it extends the furthest, as a prompt cache matches it. The same rules as the
+ * live proxy's threading (`live/threads.ts`):
  *
- * Cheap by design: only each thread's last request is compared, message by
- * message from the start; a message carried over from an earlier line (same
- * `CARRIED_FROM` root) is equal without rendering, and rendering stops at the
- * first difference. With one candidate thread only the first message is compared.
- * At most `MAX_THREADS` threads are remembered (the least recently continued
- * is forgotten), so a hostile log cannot pin unbounded history.
+ * - the run counts conversation messages: leading system messages are left
+ *   out, so a patched system prompt still continues its conversation (and is
+ *   judged); a request sharing no conversation message with a thread's last
+ *   request does not continue it;
+ * - a longer run wins; at equal runs, a thread the request extends entirely,
+ *   then the most recent thread;
+ * - a request that repeats a thread's request without adding to it (a retry,
+ *   a new session opening with the same prompt) starts a new thread;
+ * - a request with none of these starts a new thread, checked on its own.
+ *
+ * Cheap for a file: only each thread's last request is compared; a message
+ * carried over from an earlier line (same `CARRIED_FROM` root) is equal without
+ * rendering, and renders are compared only up to the first difference. With
+ * one thread sharing the request's first conversation message and a request
+ * longer than that thread's, nothing more is compared. At most `MAX_THREADS`
+ * threads are remembered (the least recently continued is forgotten), so a
+ * hostile log cannot pin unbounded history.
  */
-import { CARRIED_FROM, type ContextWindow, type Message, type ToolSchema } from '../model';
-import { renderMessage, renderTool } from '../render';
+import { CARRIED_FROM, type ContextWindow, type Message } from '../model';
+import { renderMessage } from '../render';
 import type { Continuation, LoggedExchange, ParsedRequest, ProviderCodec } from './request-log';
 import { consumedWindow } from './request-log';
 
@@ -78,28 +85,27 @@ export class Threads {
   }
 
   private byPrefix(window: ContextWindow): Thread | undefined {
-    const messages = window.messages;
-    const candidates = this.open.filter((thread) => sharedPrefix(historyOf(thread), messages, 1) > 0);
-    if (candidates.length === 0) return this.byTools(window);
-    if (candidates.length === 1) return candidates[0];
-    let best = candidates[candidates.length - 1] as Thread;
-    let bestExtent = -1;
-    for (let t = candidates.length - 1; t >= 0; t--) {
-      const thread = candidates[t] as Thread;
-      const extent = sharedPrefix(historyOf(thread), messages, Infinity);
-      if (extent > bestExtent) [best, bestExtent] = [thread, extent];
-    }
-    return best;
-  }
-
-  /** No thread shares the first message: the most recent thread with the same (non-empty) tool registry, as a cache would match it. */
-  private byTools(window: ContextWindow): Thread | undefined {
-    if (window.tools.length === 0) return undefined;
+    const request = conversation(window.messages);
+    if (request.length === 0) return undefined;
+    const candidates: Thread[] = [];
     for (let t = this.open.length - 1; t >= 0; t--) {
       const thread = this.open[t] as Thread;
-      if (sameTools(thread.last.request.window.tools, window.tools)) return thread;
+      if (sharedRun(conversation(historyOf(thread)), request, 1) === 1) candidates.push(thread);
     }
-    return undefined;
+    const only = candidates.length === 1 ? candidates[0] : undefined;
+    if (only && request.length > conversation(only.last.request.window.messages).length) return only;
+    let best: Thread | undefined;
+    let bestScore = 0;
+    for (const thread of candidates) {
+      const history = conversation(historyOf(thread));
+      const shared = sharedRun(history, request, Infinity);
+      const ownLength = conversation(thread.last.request.window.messages).length;
+      if (shared === request.length && request.length <= ownLength) continue; // a repeat: not a continuation
+      // Twice the run, plus one when the request extends the thread entirely: a longer run always wins.
+      const score = 2 * shared + (shared === history.length ? 1 : 0);
+      if (score > bestScore) [best, bestScore] = [thread, score];
+    }
+    return best;
   }
 }
 
@@ -107,16 +113,19 @@ function historyOf(thread: Thread): readonly Message[] {
   return consumedWindow(thread.last).messages;
 }
 
+/** The messages after the leading system messages. */
+function conversation(messages: readonly Message[]): readonly Message[] {
+  let i = 0;
+  while (i < messages.length && (messages[i] as Message).role === 'system') i++;
+  return i === 0 ? messages : messages.slice(i);
+}
+
 /** How many leading messages the two lists share, counting up to `limit`. */
-function sharedPrefix(history: readonly Message[], messages: readonly Message[], limit: number): number {
+function sharedRun(history: readonly Message[], messages: readonly Message[], limit: number): number {
   const n = Math.min(history.length, messages.length, limit);
   let i = 0;
   while (i < n && sameMessage(history[i] as Message, messages[i] as Message)) i++;
   return i;
-}
-
-function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
-  return a.length === b.length && a.every((tool, i) => renderTool(tool) === renderTool(b[i] as ToolSchema));
 }
 
 function sameMessage(a: Message, b: Message): boolean {
