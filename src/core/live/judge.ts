@@ -9,10 +9,10 @@ import { createEngineContext, type EngineContext } from '../context';
 import { decide, type Finding, type StepVerdict } from '../findings';
 import { createGuard, windowFindings, type Guard } from '../guard';
 import { parseJson } from '../json/parse';
-import { asObject } from '../json/nodes';
 import { consumedWindow, loggedExchange, type LoggedExchange } from '../formats/request-log';
 import { LIVE_CODECS, toolCallIdsOf, type LiveProvider } from './endpoints';
 import { rebuildStreamedBody } from './sse';
+import { RequestReader } from './read';
 import { RequestThreads, type Placement } from './threads';
 
 /** A request's verdict, with where it sits among the conversations seen so far. */
@@ -57,6 +57,7 @@ export class LiveGuard {
    * request changes), handed on to the exchange that continues it.
    */
   private readonly guards = new WeakMap<LoggedExchange, Guard>();
+  private readonly reader = new RequestReader();
 
   constructor(options: LiveGuardOptions = {}) {
     this.context = createEngineContext(options.tokens ?? false);
@@ -65,12 +66,10 @@ export class LiveGuard {
 
   /** Reads, threads and judges one request body. Never throws on bad input. */
   judge(provider: LiveProvider, body: string): JudgeOutcome {
-    const parsed = parseJson(body);
-    if (!parsed.ok) return { kind: 'malformed', reason: `the request body is not valid JSON (${parsed.error.message} at offset ${parsed.error.offset})` };
     const codec = LIVE_CODECS[provider];
-    const object = asObject(parsed.node);
-    if (!object || !codec.isRequest(object)) return { kind: 'not-a-request' };
-    const placement = this.threads.place(codec, codec.readRequest(object));
+    const read = this.reader.read(codec, body);
+    if (read.kind !== 'read') return read;
+    const placement = this.threads.place(codec, read.request);
     const guard = placement.previous && this.guardOf(placement.previous);
     const verdict = this.verdictOf(provider, placement, guard);
     return { kind: 'judged', pending: { provider, placement, verdict, ...(guard && { guard }) } };

@@ -22,8 +22,7 @@
  * Memory is bounded: the last `maxRequests` exchanges are kept as candidates.
  */
 import type { EngineContext } from '../context';
-import { layoutOf } from '../context';
-import type { ContextWindow, Message } from '../model';
+import { CARRIED_FROM, type ContextWindow, type Message } from '../model';
 import type { LoggedExchange, ParsedRequest, ProviderCodec } from '../formats/request-log';
 import { consumedWindow } from '../formats/request-log';
 
@@ -55,6 +54,7 @@ interface Candidate {
 export class RequestThreads {
   private readonly candidates: Candidate[] = [];
   private threads = 0;
+  private readonly hashes = new WeakMap<Message, number>();
 
   constructor(
     private readonly context: EngineContext,
@@ -75,7 +75,7 @@ export class RequestThreads {
     const request: ParsedRequest = { ...placement.request, window: placement.window };
     const exchange: LoggedExchange = { ...response, request };
     const requestHashes = this.conversationHashes(placement.window);
-    const responseHashes = response.response.map((m) => hashString(this.context.render.messageText(m)));
+    const responseHashes = response.response.map((m) => this.hashOf(m));
     const candidate = { exchange, thread: placement.thread, step: placement.step, hashes: [...requestHashes, ...responseHashes], requestLength: requestHashes.length };
     this.candidates.push(candidate);
     if (this.candidates.length > this.maxRequests) this.candidates.shift();
@@ -111,11 +111,19 @@ export class RequestThreads {
   }
 
   private conversationHashes(window: ContextWindow): number[] {
-    const texts = layoutOf(window, this.context).messageTexts;
-    const first = leadingSystem(window.messages);
-    const hashes = new Array<number>(texts.length - first);
-    for (let i = first; i < texts.length; i++) hashes[i - first] = hashString(texts[i] as string);
+    const messages = window.messages;
+    const first = leadingSystem(messages);
+    const hashes = new Array<number>(messages.length - first);
+    for (let i = first; i < messages.length; i++) hashes[i - first] = this.hashOf(messages[i] as Message);
     return hashes;
+  }
+
+  /** The hash of a message's render, once per reading (a carried message shares its first reading's). */
+  private hashOf(message: Message): number {
+    const key = message[CARRIED_FROM] ?? message;
+    let hash = this.hashes.get(key);
+    if (hash === undefined) this.hashes.set(key, (hash = hashString(this.context.render.messageText(message))));
+    return hash;
   }
 }
 
