@@ -12,9 +12,10 @@ import { headOf, inputFromText, lineTooLong } from './io';
 import { resolveLimits, type Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import { MessageTally, sessionSummary } from './session';
-import { LineIndex } from './text';
+import { LineIndex, type SourceRange } from './text';
 import { UsageScanner } from './usage';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from './transcript';
+import { collectUnreadParts, unreadPartsFinding } from './unread-parts';
 
 /** Thrown when a file's format is neither given nor recognised (the CLI exits 2 on it). */
 export class UnknownFormatError extends Error {
@@ -62,6 +63,8 @@ interface Run {
   stopped?: ReadStop;
   /** Messages and turns of the session, for its summary. */
   readonly tally: MessageTally;
+  /** Opaque parts holding a call or result the reader did not read, by where they start. */
+  readonly unread: Map<number, SourceRange>;
 }
 
 function report(run: Run, f: Finding): void {
@@ -95,6 +98,7 @@ function onWindow(run: Run, window: ContextWindow): void {
   });
   run.previousWindow = new Set(keys);
   run.finalWindow = window;
+  collectUnreadParts(window, run.unread);
 }
 
 function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
@@ -178,6 +182,7 @@ function newRun(options: CheckOptions, limits: Limits, context?: EngineContext):
     reported: new Set(),
     previousWindow: new Set(),
     tally: new MessageTally(),
+    unread: new Map(),
   };
 }
 
@@ -239,6 +244,7 @@ function runTranscript(source: TranscriptInput, options: CheckOptions, context?:
   const usage = new UsageScanner(adapter.id);
   const tracked = trackLines(source, limits, usage);
   readAll(run, adapter, tracked);
+  for (const f of unreadPartsFinding(run.unread, adapter.label)) report(run, f);
   return { report: toReport(run, source.file, adapter.id, tracked.lineStarts(), usage), run, usage };
 }
 

@@ -90,7 +90,8 @@ function classify(node: JsonNode, range: SourceRange, index: number, lineNumber:
   };
   if ((type === 'user' || type === 'assistant') && prop(node, 'message')?.type === 'object' && !isTrue(node, 'isApiErrorMessage')) {
     const message = prop(node, 'message');
-    const content = prop(message, 'content');
+    // Gemini-style `parts` in a Claude-Code-like envelope: read as blocks, so parts this reader cannot pair are counted, not invisible.
+    const content = prop(message, 'content') ?? prop(message, 'parts');
     return {
       ...base,
       kind: 'message',

@@ -1,0 +1,44 @@
+/**
+ * A check that cannot see a file's tool parts never looks clean: parts a
+ * reader keeps opaque although they hold a call or result in a shape it does
+ * not read are counted, and said once in an info finding with the count and
+ * the first location. Fixtures written here reproduce the shapes: Gemini-style
+ * `parts` in a Claude-Code-like envelope (as Qwen Code writes its sessions),
+ * and a Chat request using the legacy `function_call` field.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkTranscript } from '../../src/core/check';
+import { inputFromFile } from '../../src/core/io';
+import { fixture, lineOf, textAt } from './wild-helpers';
+
+const OPTIONS = { tokens: false } as const;
+const ENVELOPE = fixture('unread', 'parts-envelope.jsonl');
+const LEGACY = fixture('unread', 'chat-legacy-function-call.json');
+
+describe('parts a reader cannot see', () => {
+  it('Gemini-style functionCall/functionResponse parts read as Claude Code: one info with the count and the first part', () => {
+    const report = checkTranscript(inputFromFile(ENVELOPE), { ...OPTIONS, format: 'claude-code' });
+    const unread = report.findings.filter((f) => /in a shape the/.test(f.message));
+    assert.equal(unread.length, 1);
+    assert.equal(unread[0]!.severity, 'info');
+    assert.equal(unread[0]!.rule, 'record-skipped');
+    assert.equal(unread[0]!.message, '2 parts hold a tool call or result in a shape the Claude Code session JSONL reader does not read (the first here): their pairing is not checked');
+    assert.equal(lineOf(ENVELOPE, unread[0]!.range.start), 2);
+    assert.match(textAt(ENVELOPE, unread[0]!.range), /^\{"functionCall"/);
+  });
+
+  it('a Chat request with the legacy function_call field: counted once, located on the field', () => {
+    const report = checkTranscript(inputFromFile(LEGACY), OPTIONS);
+    assert.equal(report.format, 'openai-chat');
+    assert.deepEqual(report.findings.map((f) => [f.severity, f.rule]), [['info', 'record-skipped']]);
+    assert.match(report.findings[0]!.message, /^1 part holds a tool call or result in a shape the OpenAI Chat/);
+    assert.match(textAt(LEGACY, report.findings[0]!.range), /^"function_call": \{/);
+  });
+
+  it('files whose tool parts the reader does read get no such finding (the whole corpus, by its verdict table)', () => {
+    // corpus.test.ts asserts every corpus file's findings exactly; none of them has this info.
+    const report = checkTranscript(inputFromFile(fixture('gemini', 'parallel-calls.requests.jsonl')), OPTIONS);
+    assert.deepEqual(report.findings, []);
+  });
+});
