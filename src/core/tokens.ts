@@ -44,20 +44,103 @@ function loadRanks(encoding: TokenEncoding): TiktokenBPE {
   return 'default' in loaded ? loaded.default : loaded;
 }
 
-/** Texts longer than this are counted in pieces (tiktoken's regex pass is slow on huge strings). */
-const PIECE = 64 * 1024;
+/**
+ * Counting is linear in the text. tiktoken's byte-pair merge is quadratic in
+ * the length of one pre-tokenizer piece, so a text is cut into runs of one
+ * character class (letters, digits, punctuation, whitespace; anything non-ASCII
+ * counts as letters) and encoded in chunks of at most `CHUNK` characters cut
+ * where a run starts (before whitespace when there is some): where tiktoken's
+ * own pieces end, so prose counts as when encoded whole. Two cases are
+ * estimated, linearly, from exact counts of samples:
+ * - a run longer than `LONG_RUN` characters (letters with no space, Thai or
+ *   CJK without punctuation, DNA, a line of spaces or braces): its first
+ *   `SAMPLE` characters (whitespace: 128) are encoded and scaled to the run's length;
+ * - a text longer than `ESTIMATE_ABOVE` characters: `SAMPLES` evenly spaced
+ *   slices are counted and scaled.
+ * See docs/limits.md.
+ */
+export const CHUNK = 2048;
+export const LONG_RUN = 32;
+const SAMPLE = 16;
+/** Whitespace runs: tiktoken has single tokens for up to 128 spaces, so sample that many (one lookup, cheap). */
+const WHITESPACE_SAMPLE = 128;
+export const ESTIMATE_ABOVE = 1 << 20;
+const SAMPLES = 64;
+const SAMPLE_SLICE = 1024;
+
+type CharClass = 0 | 1 | 2 | 3;
+
+/** 0 whitespace, 1 letter (and all non-ASCII), 2 digit, 3 ASCII punctuation. */
+function classOf(code: number): CharClass {
+  if (code === 32 || (code >= 9 && code <= 13)) return 0;
+  if (code >= 48 && code <= 57) return 2;
+  if (code >= 0x80 || (code >= 65 && code <= 90) || (code >= 97 && code <= 122)) return 1;
+  return 3;
+}
+
+/** The end of the run of one class that starts at `from`. */
+function runEnd(text: string, from: number): number {
+  const cls = classOf(text.charCodeAt(from));
+  let end = from + 1;
+  while (end < text.length && classOf(text.charCodeAt(end)) === cls) end++;
+  return end;
+}
+
+/** `length` characters from `from`, not splitting a surrogate pair. */
+function sliceWhole(text: string, from: number, length: number): string {
+  const end = Math.min(text.length, from + length);
+  const last = text.charCodeAt(end - 1);
+  return text.slice(from, end < text.length && last >= 0xd800 && last <= 0xdbff ? end + 1 : end);
+}
+
+/** Tokens in a text, linear in its length (see above). */
+export function countLinear(text: string, encode: (text: string) => number): number {
+  let n = 0;
+  let chunkStart = 0;
+  let lastSpace = -1;
+  for (let i = 0; i < text.length; ) {
+    const end = runEnd(text, i);
+    if (end - i > LONG_RUN) {
+      n += encode(text.slice(chunkStart, i));
+      const sample = sliceWhole(text, i, classOf(text.charCodeAt(i)) === 0 ? WHITESPACE_SAMPLE : SAMPLE);
+      n += Math.round((encode(sample) * (end - i)) / sample.length);
+      chunkStart = end;
+      lastSpace = -1;
+    } else if (end - chunkStart > CHUNK) {
+      const cut = lastSpace > chunkStart ? lastSpace : i;
+      n += encode(text.slice(chunkStart, cut));
+      chunkStart = cut;
+      lastSpace = -1;
+    }
+    if (classOf(text.charCodeAt(i)) === 0) lastSpace = i;
+    i = end;
+  }
+  return n + encode(text.slice(chunkStart));
+}
+
+/** Tokens in a very long text, from evenly spaced samples. */
+function estimateLong(text: string, encode: (text: string) => number): number {
+  const step = Math.floor(text.length / SAMPLES);
+  let tokens = 0;
+  let chars = 0;
+  for (let k = 0; k < SAMPLES; k++) {
+    const slice = sliceWhole(text, k * step, SAMPLE_SLICE);
+    tokens += countLinear(slice, encode);
+    chars += slice.length;
+  }
+  return Math.round((tokens * text.length) / chars);
+}
 
 export function createTokenCounter(encoding: TokenEncoding = 'o200k_base'): TokenCounter {
   const encoder = encoderFor(encoding);
   const cache = new Map<string, number>();
-  const encode = (text: string) => encoder.encode(text, [], []).length;
+  const encode = (text: string) => (text === '' ? 0 : encoder.encode(text, [], []).length);
   return {
     encoding,
     count(text: string): number {
       let n = cache.get(text);
       if (n === undefined) {
-        n = 0;
-        for (let i = 0; i < text.length; i += PIECE) n += encode(text.slice(i, i + PIECE));
+        n = text.length > ESTIMATE_ABOVE ? estimateLong(text, encode) : countLinear(text, encode);
         cache.set(text, n);
       }
       return n;

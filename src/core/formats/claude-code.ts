@@ -16,18 +16,18 @@ import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readRecords } from './claude-code/records';
 import { walkSession, type Rewind } from './claude-code/tree';
-import { consumedBoundary, findingEvent, headMatches } from './common';
+import { consumedBoundary, findingEvent, lineMatches } from './common';
 
 export const claudeCodeAdapter: FormatAdapter = {
   id: 'claude-code',
   label: 'Claude Code session JSONL',
   sniff: (head) =>
-    headMatches(
+    lineMatches(
       head,
-      /"parentUuid"\s*:\s*(null|")[^\n]*"(sessionId|isSidechain|userType)"\s*:/,
-      /"(sessionId|isSidechain|userType)"\s*:[^\n]*"parentUuid"\s*:\s*(null|")/,
-      /^\s*\{\s*"type"\s*:\s*"summary"\s*,\s*"summary"\s*:[^\n]*"leafUuid"\s*:/m,
-      /^\s*\{\s*"type"\s*:\s*"(file-history-snapshot|queue-operation)"\s*,[^\n]*"(messageId|sessionId|operation)"\s*:/m,
+      [/"parentUuid"\s*:\s*(null|")/, /"(sessionId|isSidechain|userType)"\s*:/],
+      [/"(sessionId|isSidechain|userType)"\s*:/, /"parentUuid"\s*:\s*(null|")/],
+      [/^[ \t\r]*\{\s*"type"\s*:\s*"summary"\s*,\s*"summary"\s*:/, /"leafUuid"\s*:/],
+      [/^[ \t\r]*\{\s*"type"\s*:\s*"(file-history-snapshot|queue-operation)"\s*,/, /"(messageId|sessionId|operation)"\s*:/],
     ),
   read: readClaudeCode,
 };

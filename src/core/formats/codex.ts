@@ -24,16 +24,16 @@ import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readItem } from './openai-responses';
 import { asArray, asString, rangeOf } from '../json/nodes';
-import { consumedBoundary, findingEvent, headMatches, parseJsonLines, skipped } from './common';
+import { consumedBoundary, findingEvent, lineMatches, parseJsonLines, skipped } from './common';
 
 export const codexAdapter: FormatAdapter = {
   id: 'codex',
   label: 'Codex CLI rollout JSONL',
   sniff: (head) =>
-    headMatches(
+    lineMatches(
       head,
-      /^\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/m,
-      /^\s*\{\s*"type"\s*:\s*"(session_meta|response_item|turn_context|compacted)"\s*,[^\n]*"payload"\s*:/m,
+      /^[ \t\r]*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/,
+      [/^[ \t\r]*\{\s*"type"\s*:\s*"(session_meta|response_item|turn_context|compacted)"\s*,/, /"payload"\s*:/],
     ),
   read: readCodex,
 };

@@ -103,6 +103,35 @@ export function idRange(node: JsonNode | undefined, key: string): SourceRange | 
   return rangeOf(asString(prop(node, key)));
 }
 
+/** A pattern for one JSONL line: a regex, or [first, then]: `then` somewhere after the first match of `first`. */
+export type LinePattern = RegExp | readonly [RegExp, RegExp];
+// Each pattern must contain a `"` (it names a JSON key): lines without one are skipped.
+
+/**
+ * True when a line of the head matches one of the patterns (JSONL sniff
+ * helper). Linear in the head: each line is tested on its own (no `^\s*` with
+ * the `m` flag, which backtracks over every following blank line), and "A then
+ * B on the same line" is two searches instead of `A[^\n]*B`, which rescans the
+ * line from every A.
+ */
+export function lineMatches(head: string, ...patterns: LinePattern[]): boolean {
+  // Every pattern names a JSON key, so only lines with a quote are tested.
+  for (let quote = head.indexOf('"'); quote !== -1; ) {
+    const start = head.lastIndexOf('\n', quote) + 1;
+    const nl = head.indexOf('\n', quote);
+    const line = head.slice(start, nl === -1 ? head.length : nl);
+    if (patterns.some((p) => matchesLine(line, p))) return true;
+    quote = nl === -1 ? -1 : head.indexOf('"', nl + 1);
+  }
+  return false;
+}
+
+function matchesLine(line: string, pattern: LinePattern): boolean {
+  if (pattern instanceof RegExp) return pattern.test(line);
+  const first = pattern[0].exec(line);
+  return first !== null && pattern[1].test(line.slice(first.index + first[0].length));
+}
+
 /** True when any of the patterns matches the head (cheap sniff helper). */
 export function headMatches(head: string, ...patterns: RegExp[]): boolean {
   return patterns.some((p) => p.test(head));

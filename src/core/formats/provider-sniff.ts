@@ -176,8 +176,14 @@ function scanObject(head: string, start: number): { object: HeadObject; pos: num
   const keys = new Set<string>();
   const nested = new Map<string, Set<string>>();
   const paths = new Set<string>();
-  /** One entry per open container: its path (`request.messages[]`), the top-level key it sits under (depth 2 only), whether it is an object. */
+  /**
+   * One entry per open container down to MAX_PATH_DEPTH (nothing deeper is
+   * looked at): its path (`request.messages[]`), the top-level key it sits
+   * under (depth 2 only), whether it is an object. `depth` counts every open
+   * container, so deep nesting costs neither memory nor time.
+   */
   const stack: { readonly isObject: boolean; readonly under?: string; readonly path: string }[] = [];
+  let depth = 0;
   let expectKey = false;
   let lastTopKey: string | undefined;
   let lastKey = '';
@@ -187,27 +193,31 @@ function scanObject(head: string, start: number): { object: HeadObject; pos: num
     if (c === 34) {
       const end = skipString(head, pos);
       const top = stack[stack.length - 1];
-      if (expectKey && top?.isObject) {
+      if (expectKey && depth === stack.length && top?.isObject) {
         const key = (lastKey = head.slice(pos + 1, Math.max(pos + 1, end - 1)));
-        if (stack.length === 1) keys.add((lastTopKey = key));
-        else if (stack.length === 2 && top.under !== undefined) nestedSet(nested, top.under).add(key);
-        if (stack.length <= MAX_PATH_DEPTH) paths.add(top.path ? `${top.path}.${key}` : key);
+        if (depth === 1) keys.add((lastTopKey = key));
+        else if (depth === 2 && top.under !== undefined) nestedSet(nested, top.under).add(key);
+        paths.add(top.path ? `${top.path}.${key}` : key);
         expectKey = false;
       }
       pos = end;
       continue;
     }
     if (c === 123 || c === 91) {
-      const parent = stack[stack.length - 1];
-      const path = !parent ? '' : parent.isObject ? (parent.path ? `${parent.path}.${lastKey}` : lastKey) : `${parent.path}[]`;
-      stack.push({ isObject: c === 123, under: stack.length === 1 ? lastTopKey : undefined, path });
-      if (c === 91 && stack.length <= MAX_PATH_DEPTH) paths.add(`${path}[]`);
+      if (depth < MAX_PATH_DEPTH) {
+        const parent = stack[stack.length - 1];
+        const path = !parent ? '' : parent.isObject ? (parent.path ? `${parent.path}.${lastKey}` : lastKey) : `${parent.path}[]`;
+        stack.push({ isObject: c === 123, under: depth === 1 ? lastTopKey : undefined, path });
+        if (c === 91) paths.add(`${path}[]`);
+      }
+      depth++;
       expectKey = c === 123;
     } else if (c === 125 || c === 93) {
-      stack.pop();
-      if (stack.length === 0) return { object: { keys, nested, paths, text: head.slice(start, pos + 1) }, pos: pos + 1 };
+      depth--;
+      if (depth < stack.length) stack.pop();
+      if (depth === 0) return { object: { keys, nested, paths, text: head.slice(start, pos + 1) }, pos: pos + 1 };
     } else if (c === 44) {
-      expectKey = stack[stack.length - 1]?.isObject ?? false;
+      expectKey = depth === stack.length && (stack[stack.length - 1]?.isObject ?? false);
     }
     pos++;
   }

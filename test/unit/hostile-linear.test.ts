@@ -1,0 +1,71 @@
+/**
+ * Work linear in the input (issue 11): format detection on pathological heads,
+ * and token counting that cuts long pre-tokenizer runs. Speed itself is
+ * measured in `npm run bench` (tokens-pathological); here only a generous
+ * "well under a second" guard for detection, and the counts' accuracy.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import o200k from 'js-tiktoken/ranks/o200k_base';
+import { ADAPTERS, detectFormat } from '../../src/core/formats/registry';
+import { countLinear, createTokenCounter, ESTIMATE_ABOVE } from '../../src/core/tokens';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const MiB = 1 << 20;
+const fill = (unit: string) => unit.repeat(Math.ceil(MiB / unit.length)).slice(0, MiB);
+
+describe('hostile input: detection is linear', () => {
+  const heads: Record<string, string> = {
+    newlines: fill('\n'),
+    spaces: fill(' '),
+    braces: fill('{'),
+    'braces, spaces and newlines': fill('{ \n'),
+    'CRLF lines': fill('\r\n'),
+    'open arrays': fill('[{'),
+    'a key repeated on one line': fill('"parentUuid":"'),
+    'an unfinished record type per line': fill('{"type":"summary","summary":\n'),
+    'a Codex prefix repeated': fill('{"type":"session_meta",'),
+  };
+  for (const [name, head] of Object.entries(heads)) {
+    it(`detects nothing in 1 MiB of ${name}, every sniffer in well under a second`, () => {
+      const started = performance.now();
+      assert.equal(detectFormat(head), undefined);
+      for (const adapter of ADAPTERS) assert.equal(adapter.sniff(head), false, adapter.id);
+      const ms = performance.now() - started;
+      assert.ok(ms < 1000, `${name}: ${ms.toFixed(0)} ms`);
+    });
+  }
+});
+
+describe('hostile input: token counts', () => {
+  const exact = new Tiktoken(o200k as TiktokenBPE);
+  const encode = (text: string) => exact.encode(text, [], []).length;
+  const counter = createTokenCounter('o200k_base');
+
+  it('counts prose, JSON and code exactly as tiktoken on the whole text', () => {
+    for (const file of ['docs/rules.md', 'src/core/check.ts', 'test/fixtures/cli/incident.trace.jsonl']) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      assert.equal(counter.count(text), encode(text), file);
+    }
+  });
+
+  it('estimates long runs of one character class within 10% of the exact count', () => {
+    for (const run of ['a'.repeat(1500), 'ACGT'.repeat(300), 'กขฃคฅฆงจฉชซฌญฎฏ'.repeat(40), '文字漢語中国日本'.repeat(60), '{'.repeat(1500), ' '.repeat(1500)]) {
+      const want = encode(run);
+      const got = counter.count(run);
+      assert.ok(Math.abs(got - want) <= Math.max(2, want * 0.1), `${run.slice(0, 8)}…: ${got} vs ${want}`);
+    }
+  });
+
+  it('estimates a text longer than ESTIMATE_ABOVE from samples, within 2% of counting it in pieces', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const reps = Math.ceil((ESTIMATE_ABOVE + 1) / readme.length);
+    const whole = readme.repeat(reps);
+    const pieces = countLinear(readme, encode) * reps;
+    const estimate = counter.count(whole);
+    assert.ok(Math.abs(estimate - pieces) <= pieces * 0.02, `${estimate} vs ${pieces}`);
+  });
+});
