@@ -45,11 +45,14 @@ describe('hostile input: token counts', () => {
   const encode = (text: string) => exact.encode(text, [], []).length;
   const counter = createTokenCounter('o200k_base');
 
-  it('counts prose, JSON and code exactly as tiktoken on the whole text', () => {
-    for (const file of ['docs/rules.md', 'src/core/check.ts', 'test/fixtures/cli/incident.trace.jsonl']) {
+  it('counts prose, JSON and code as tiktoken on the whole text (only words over 32 letters are estimated)', () => {
+    for (const file of ['docs/rules.md', 'src/core/check.ts', 'src/core/tokens.ts', 'test/fixtures/cli/incident.trace.jsonl']) {
       const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-      assert.equal(counter.count(text), encode(text), file);
+      const want = encode(text);
+      assert.ok(Math.abs(counter.count(text) - want) <= want * 0.002, `${file}: ${counter.count(text)} vs ${want}`);
     }
+    const json = fs.readFileSync(path.join(ROOT, 'test/fixtures/cli/incident.trace.jsonl'), 'utf8');
+    assert.equal(counter.count(json), encode(json));
   });
 
   it('estimates long runs of one character class within 10% of the exact count', () => {
