@@ -78,22 +78,51 @@ export interface ExtensionFindings {
   readonly step: readonly Finding[];
 }
 
-/** The findings of `rewrite`, an extension of `before` whose pairs are `beforePairs`; undefined to leave it to the full judge. */
-export function extensionFindings(rewrite: Rewrite, beforePairs: () => Map<string, ToolPair>): ExtensionFindings | undefined {
-  const { before, after } = rewrite;
+/**
+ * A pair index to look pairs up in: `toolPairs` of the window before, or one
+ * kept from window to window whose members are the same bytes at the same
+ * places in an earlier reading (only their places and contents are read).
+ */
+export type PairLookup = Pick<Map<string, ToolPair>, 'get'>;
+
+/** The window checks of the pairs an extension touches, before and after (see `extensionWindowFindings`). */
+export interface TouchedFindings {
+  /** The before window's findings on the touched pairs: all its findings of those pairs. */
+  readonly before: readonly Finding[];
+  /** The after window's findings on them, in `checkWindow`'s order; `reused` among them. */
+  readonly after: readonly Finding[];
+  /** `tool-call-id-reused` on the new messages: all new, after the before window's ones of the same ids. */
+  readonly reused: readonly Finding[];
+  readonly afterTouched: Map<string, ToolPair>;
+}
+
+/**
+ * The window checks of an extension on the pairs its new messages touch (and,
+ * in a live window whose frontier moves, the frontier's calls); undefined to
+ * leave it to the full checks. Every other pair has the same findings on both sides.
+ */
+export function extensionWindowFindings(before: ContextWindow, after: ContextWindow, beforePairs: () => PairLookup): TouchedFindings | undefined {
   const from = before.messages.length;
   const added = addedMembers(after, from);
   if (!added) return undefined;
   const keys = [...added.keys()];
   if (before.live && hasAssistant(after, from)) keys.push(...frontierCallKeys(before));
-  if (!keys.length) return { introduced: [], step: selfEditFindings(rewrite) };
+  if (!keys.length) return { before: [], after: [], reused: [], afterTouched: new Map() };
   const pairs = beforePairs();
   const { beforeTouched, afterTouched } = touchedPairs(after, pairs, added, keys);
-  const beforeKeys = new Set(identityKeys(windowChecks(before, beforeTouched)));
-  const afterFindings = [...windowChecks(after, afterTouched, reusedIds(after, from, pairs))];
-  const afterKeys = identityKeys(afterFindings);
-  const introduced = afterFindings.filter((_, i) => !beforeKeys.has(afterKeys[i] ?? ''));
-  return { introduced, step: [...schemaChanges(rewrite, afterTouched, pairs), ...selfEditFindings(rewrite)] };
+  const reused = reusedIds(after, from, pairs);
+  return { before: windowChecks(before, beforeTouched), after: windowChecks(after, afterTouched, reused), reused, afterTouched };
+}
+
+/** The findings of `rewrite`, an extension of `before` whose pairs are `beforePairs`; undefined to leave it to the full judge. */
+export function extensionFindings(rewrite: Rewrite, beforePairs: () => PairLookup): ExtensionFindings | undefined {
+  const touched = extensionWindowFindings(rewrite.before, rewrite.after, beforePairs);
+  if (!touched) return undefined;
+  if (!touched.afterTouched.size) return { introduced: [], step: selfEditFindings(rewrite) };
+  const beforeKeys = new Set(identityKeys(touched.before));
+  const afterKeys = identityKeys(touched.after);
+  const introduced = touched.after.filter((_, i) => !beforeKeys.has(afterKeys[i] ?? ''));
+  return { introduced, step: [...schemaChanges(rewrite, touched.afterTouched, beforePairs()), ...selfEditFindings(rewrite)] };
 }
 
 /** The window checks (`checkWindow`'s order) on some pairs; the reused-id findings given. */
@@ -161,7 +190,7 @@ function placed<T extends { readonly message: number; readonly block: number }>(
 }
 
 /** The touched pairs before and after (members as the after window's blocks), in the after window's index order. */
-function touchedPairs(window: ContextWindow, pairs: Map<string, ToolPair>, added: Map<string, { calls: Member[]; results: Member[] }>, keys: readonly string[]) {
+function touchedPairs(window: ContextWindow, pairs: PairLookup, added: Map<string, { calls: Member[]; results: Member[] }>, keys: readonly string[]) {
   const after = new Map<string, ToolPair>();
   for (const key of new Set(keys)) {
     const old = pairs.get(key);
@@ -181,7 +210,7 @@ function touchedPairs(window: ContextWindow, pairs: Map<string, ToolPair>, added
 }
 
 /** `tool-call-id-reused` on the new messages: each call whose id an earlier call already has. */
-function reusedIds(window: ContextWindow, from: number, pairs: Map<string, ToolPair>): Finding[] {
+function reusedIds(window: ContextWindow, from: number, pairs: PairLookup): Finding[] {
   const first = new Map<string, ToolCall>();
   const findings: Finding[] = [];
   for (let m = from; m < window.messages.length; m++) {
@@ -197,7 +226,7 @@ function reusedIds(window: ContextWindow, from: number, pairs: Map<string, ToolP
 }
 
 /** `schema-changed` on the touched pairs (`pendingCallIds`' order): only a call first made in the new messages can bring it. */
-function schemaChanges(rewrite: Rewrite, afterTouched: Map<string, ToolPair>, pairs: Map<string, ToolPair>): Finding[] {
+function schemaChanges(rewrite: Rewrite, afterTouched: Map<string, ToolPair>, pairs: PairLookup): Finding[] {
   const findings: Finding[] = [];
   for (const pair of afterTouched.values()) {
     const first = pair.results[0];

@@ -5,15 +5,16 @@
  */
 import type { CheckOptions, ReadStop, Report, StepReport } from './results';
 import { createEngineContext, type EngineContext } from './context';
-import { finding, findingKey, identityKeys, type Finding, type RuleId, type StepVerdict } from './findings';
+import { finding, findingKey, type Finding, type RuleId, type StepVerdict } from './findings';
 import { adapterFor, detectFormat } from './formats/registry';
-import { boundaryPosition, byPosition, judgeRewrite, windowFindings } from './guard';
+import { boundaryPosition, byPosition, judgeRewrite } from './guard';
 import { headOf, inputFromText, lineTooLong } from './io';
 import { resolveLimits, type Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import { MessageTally, sessionSummary } from './session';
 import { LineIndex, type SourceRange } from './text';
 import { UsageScanner } from './usage';
+import { WindowTracker } from './window-tracker';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from './transcript';
 import { collectUnreadParts, unreadPartsFinding } from './unread-parts';
 
@@ -53,8 +54,8 @@ interface Run {
   readonly findings: Finding[];
   /** The `findingKey` of every finding reported, to report each once. */
   readonly reported: Set<string>;
-  /** Identities of the previous window's findings: a finding that persists is not reported again. */
-  previousWindow: Set<string>;
+  /** The window findings to report: those the previous window did not have. */
+  readonly windows: WindowTracker;
   finalWindow?: ContextWindow;
   readonly limits: Limits;
   /** Findings listed per rule, and those beyond the limit (counted, with the first one's range). */
@@ -91,12 +92,7 @@ function omittedFindings(run: Run): Finding[] {
 }
 
 function onWindow(run: Run, window: ContextWindow): void {
-  const findings = windowFindings(window, run.context);
-  const keys = identityKeys(findings);
-  findings.forEach((f, i) => {
-    if (!run.previousWindow.has(keys[i] ?? '')) report(run, f);
-  });
-  run.previousWindow = new Set(keys);
+  for (const f of run.windows.next(window)) report(run, f);
   run.finalWindow = window;
   collectUnreadParts(window, run.unread);
 }
@@ -170,17 +166,17 @@ function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner)
   return { input: tracked, lineStarts, readUpTo: () => upTo };
 }
 
-function newRun(options: CheckOptions, limits: Limits, context?: EngineContext): Run {
+function newRun(options: CheckOptions, limits: Limits, context = createEngineContext(options.tokens ?? 'o200k_base')): Run {
   return {
     limits,
     listed: new Map(),
     omitted: new Map(),
-    context: context ?? createEngineContext(options.tokens ?? 'o200k_base'),
+    context,
     options,
     steps: [],
     findings: [],
     reported: new Set(),
-    previousWindow: new Set(),
+    windows: new WindowTracker(context),
     tally: new MessageTally(),
     unread: new Map(),
   };

@@ -14,11 +14,13 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { createEngineContext } from '../../src/core/context';
 import { anthropicAdapter } from '../../src/core/formats/anthropic';
+import { nativeAdapter } from '../../src/core/formats/native';
 import { detectFormat } from '../../src/core/formats/registry';
 import { judgeFully, judgeRewrite } from '../../src/core/guard';
 import { headOf, inputFromText } from '../../src/core/io';
 import type { Rewrite } from '../../src/core/model';
 import type { FormatAdapter } from '../../src/core/transcript';
+import { WindowTracker } from '../../src/core/window-tracker';
 import { CORPUS } from './provider-helpers';
 
 function stepsOf(adapter: FormatAdapter, file: string, text: string): Rewrite[] {
@@ -101,4 +103,62 @@ test('the new turns do bring findings, so the shortcut is judged on something', 
   for (const rule of ['tool-result-orphaned', 'tool-result-duplicated', 'tool-result-misplaced']) {
     assert.ok(rules.has(rule as never), `${rule} found`);
   }
+});
+
+/** The window findings a check reports, window by window: incremental tracker against the full one. */
+function sameWindowReports(adapter: FormatAdapter, file: string, text: string): number {
+  const fast = new WindowTracker(createEngineContext(false));
+  const full = new WindowTracker(createEngineContext(false), false);
+  let windows = 0;
+  for (const event of adapter.read(inputFromText(file, text))) {
+    if (event.kind !== 'window') continue;
+    assert.deepStrictEqual(fast.next(event.window), full.next(event.window), `window ${++windows} of ${file}`);
+  }
+  return windows;
+}
+
+test('window findings reported window by window: the incremental path gives the full path\'s, on every corpus file', () => {
+  let windows = 0;
+  for (const folder of fs.readdirSync(CORPUS)) {
+    const dir = path.join(CORPUS, folder);
+    if (!fs.statSync(dir).isDirectory()) continue;
+    for (const name of fs.readdirSync(dir)) {
+      const file = path.join(dir, name);
+      const text = fs.readFileSync(file, 'utf8');
+      const adapter = detectFormat(headOf(inputFromText(file, text)));
+      if (adapter) windows += sameWindowReports(adapter, file, text);
+    }
+  }
+  assert.ok(windows > 20, `${windows} windows`);
+});
+
+test('property: random request logs, window by window: the incremental path gives the full path\'s findings', () => {
+  fc.assert(
+    fc.property(fc.array(turnArb, { minLength: 2, maxLength: 10 }), (turns) => {
+      sameWindowReports(anthropicAdapter, 'log.jsonl', requestLog(turns));
+    }),
+    { numRuns: 200 },
+  );
+});
+
+/** Native traces (live windows): rewrites that append any message, or drop one. */
+test('property: random native traces, window by window: the incremental path gives the full path\'s findings', () => {
+  const message = fc.oneof(
+    fc.record({ role: fc.constantFrom('user', 'assistant'), content: fc.constantFrom('ok', 'go on') }),
+    fc.record({ role: fc.constant('assistant'), content: fc.constant(''), tool_calls: fc.array(fc.record({ id: fc.constantFrom('a', 'b', 'c'), name: fc.constant('f'), input: fc.constant({}) }), { minLength: 1, maxLength: 2 }) }),
+    fc.record({ role: fc.constant('tool'), tool_call_id: fc.constantFrom('a', 'b', 'c', 'z'), content: fc.constant('done') }),
+  );
+  const op = fc.record({ add: fc.array(message, { maxLength: 3 }), drop: fc.option(fc.nat(20), { freq: 4 }) });
+  fc.assert(
+    fc.property(fc.array(message, { maxLength: 6 }), fc.array(op, { minLength: 1, maxLength: 10 }), (start, ops) => {
+      const lines: unknown[] = [{ type: 'prefix-lens/trace', version: 1 }, { type: 'window', tools: [{ name: 'f' }], messages: start }];
+      let messages = [...start];
+      for (const { add, drop } of ops) {
+        messages = drop !== null && messages.length ? messages.filter((_, i) => i !== drop % messages.length) : [...messages, ...add];
+        lines.push({ type: 'rewrite', source: 'runtime', messages });
+      }
+      sameWindowReports(nativeAdapter, 't.jsonl', lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    }),
+    { numRuns: 300 },
+  );
 });
