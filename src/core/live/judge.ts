@@ -1,6 +1,7 @@
 /**
  * The live guard shared by the proxy and `guardedFetch`: reads each request
- * body with the engine's own provider readers, threads it (threads.ts), judges
+ * body with the engine's own provider readers, threads it as the request-log
+ * reader does (threads.ts), judges
  * it against its predecessor in the thread, and records the exchange once the
  * response is known, so the next request of that thread is judged against it.
  */
@@ -13,7 +14,7 @@ import { consumedWindow, loggedExchange, type LoggedExchange } from '../formats/
 import { LIVE_CODECS, toolCallIdsOf, type LiveProvider } from './endpoints';
 import { rebuildStreamedBody } from './sse';
 import { RequestReader } from './read';
-import { RequestThreads, type Placement } from './threads';
+import { LiveThreads, type Placement } from './threads';
 
 /** A request's verdict, with where it sits among the conversations seen so far. */
 export interface LiveVerdict extends StepVerdict {
@@ -29,8 +30,6 @@ export interface LiveVerdict extends StepVerdict {
 export interface LiveGuardOptions {
   /** Token counts for the cache impact; default false (fastest). */
   readonly tokens?: TokenEncoding | false;
-  /** Exchanges kept as thread candidates; default 64. */
-  readonly maxRequests?: number;
 }
 
 /** A judged request waiting for its response. */
@@ -51,7 +50,7 @@ export type JudgeOutcome =
 
 export class LiveGuard {
   private readonly context: EngineContext;
-  private readonly threads: RequestThreads;
+  private readonly threads = new LiveThreads();
   /**
    * One stateful guard per thread tip (createGuard: a check costs what the
    * request changes), handed on to the exchange that continues it.
@@ -61,7 +60,6 @@ export class LiveGuard {
 
   constructor(options: LiveGuardOptions = {}) {
     this.context = createEngineContext(options.tokens ?? false);
-    this.threads = new RequestThreads(this.context, options.maxRequests);
   }
 
   /** Reads, threads and judges one request body. Never throws on bad input. */
