@@ -160,30 +160,34 @@ export function assertNever(value: never, what = 'message'): never {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const isText = (value: unknown): value is string => typeof value === 'string';
+
+type MessageOf<T extends WebviewMessage['type']> = Extract<WebviewMessage, { readonly type: T }>;
+
+/**
+ * How each webview message type is read from untrusted data. Keyed by every
+ * `WebviewMessage` type, so a new message type does not compile until it has
+ * an entry here.
+ */
+const WEBVIEW_MESSAGE_READERS: { readonly [T in WebviewMessage['type']]: (message: Record<string, unknown>) => MessageOf<T> | undefined } = {
+  ready: (m) => {
+    if (typeof m.protocol !== 'number') return undefined;
+    return isCount(m.restoredStep) ? { type: 'ready', protocol: m.protocol, restoredStep: m.restoredStep } : { type: 'ready', protocol: m.protocol };
+  },
+  selectStep: (m) => (isCount(m.step) ? { type: 'selectStep', step: m.step } : undefined),
+  applyFix: (m) => (isCount(m.step) ? { type: 'applyFix', step: m.step } : undefined),
+  reveal: (m) => {
+    const range = m.range;
+    if (!isRecord(range) || !isCount(range.start) || !isCount(range.end) || range.end < range.start) return undefined;
+    return { type: 'reveal', range: { start: range.start, end: range.end } };
+  },
+};
 
 /** Validates a message from the webview (untrusted input) before the host acts on it. */
 export function parseWebviewMessage(value: unknown): WebviewMessage | undefined {
-  if (!isRecord(value)) return undefined;
-  switch (value.type) {
-    case 'ready':
-      if (typeof value.protocol !== 'number') return undefined;
-      return isCount(value.restoredStep)
-        ? { type: 'ready', protocol: value.protocol, restoredStep: value.restoredStep }
-        : { type: 'ready', protocol: value.protocol };
-    case 'selectStep':
-    case 'applyFix':
-      return isCount(value.step) ? { type: value.type, step: value.step } : undefined;
-    case 'reveal': {
-      const range = value.range;
-      if (!isRecord(range) || !isCount(range.start) || !isCount(range.end) || range.end < range.start) return undefined;
-      return { type: 'reveal', range: { start: range.start, end: range.end } };
-    }
-    default:
-      return undefined;
-  }
+  if (!isRecord(value) || !isText(value.type) || !Object.hasOwn(WEBVIEW_MESSAGE_READERS, value.type)) return undefined;
+  return WEBVIEW_MESSAGE_READERS[value.type as WebviewMessage['type']](value);
 }
-
-const isText = (value: unknown): value is string => typeof value === 'string';
 
 /**
  * What a host message of each type must carry. Keyed by every `HostMessage`

@@ -141,6 +141,10 @@ test('webview messages are validated before the host acts on them', () => {
   assert.equal(parseWebviewMessage({ type: 'reveal', range: { start: 9, end: 3 } }), undefined);
   assert.equal(parseWebviewMessage({ type: 'selectStep', step: -1 }), undefined);
   assert.equal(parseWebviewMessage({ type: 'evil' }), undefined);
+  assert.equal(parseWebviewMessage({ type: 'toString' }), undefined);
+  assert.equal(parseWebviewMessage({ type: 'constructor', step: 1 }), undefined);
+  assert.deepEqual(parseWebviewMessage({ type: 'applyFix', step: 2, extra: 'dropped' }), { type: 'applyFix', step: 2 });
+  assert.deepEqual(parseWebviewMessage({ type: 'ready', protocol: 1, restoredStep: -4 }), { type: 'ready', protocol: 1 });
   assert.deepEqual(parseWebviewMessage({ type: 'ready', protocol: 1, restoredStep: 3 }), { type: 'ready', protocol: 1, restoredStep: 3 });
 });
 
