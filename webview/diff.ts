@@ -90,6 +90,16 @@ export class DiffView {
     this.markViolations();
   }
 
+  /** Shows nothing (a transcript without steps, or no transcript). */
+  clear(): void {
+    this.hovered = this.pinned = undefined;
+    const empty: PaneText = { text: '', boundaryOffset: 0, boundaryMessages: 0, messageCount: 0, segments: [] };
+    this.before.show(empty, '');
+    this.after.show(empty, '');
+    this.before.setViolations([]);
+    document.body.dataset.violations = '0';
+  }
+
   /** Selects a pair (from the pairs list): highlights and reveals it on both sides. */
   selectPair(callId: string | undefined): void {
     this.pinned = callId;

@@ -32,6 +32,14 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const number = (n: number) => n.toLocaleString('en-US');
 
+/** What a transcript without steps says about itself: clean, or how many problems its findings list. */
+function cleanliness(view: TranscriptView): string {
+  const problems = view.windowFindings.filter((f) => f.severity !== 'info').length;
+  const unlisted = view.findingsTotal - view.windowFindings.length;
+  if (problems === 0 && unlisted === 0) return 'Clean: no problems found.';
+  return problems === 0 ? 'See Findings.' : `${number(problems)} problem${problems === 1 ? '' : 's'}: see Findings.`;
+}
+
 class Inspector {
   private readonly vscode = acquireVsCodeApi();
   private view: TranscriptView | undefined;
@@ -74,6 +82,7 @@ class Inspector {
     this.receivedAt = performance.now();
     switch (message.type) {
       case 'transcript':
+        if (message.view.file !== this.state.file) this.switchFile(message.view.file);
         this.view = message.view;
         this.renderTranscript(message.view);
         return;
@@ -85,9 +94,13 @@ class Inspector {
       case 'empty':
         this.view = undefined;
         this.detail = undefined;
-        this.showNotice(message.reason);
-        this.bannerSlot.replaceChildren();
+        this.switchFile(undefined);
+        this.clearStep();
         this.timelineSlot.replaceChildren();
+        this.findings.replaceChildren();
+        this.pairs.replaceChildren();
+        this.findingsHeader.textContent = 'Findings';
+        this.showNotice(message.reason);
         this.markReady(undefined);
         return;
       case 'fixResult':
@@ -127,17 +140,16 @@ class Inspector {
     const detail = view.detail;
     this.detail = detail;
     const selected = view.selected;
-    this.saveState({ ...this.state, file: view.file, ...(selected ? { step: selected } : {}) });
+    this.saveState({ ...this.state, file: view.file, step: selected });
     this.timelineSlot.replaceChildren(timeline(view.steps, selected, (s) => this.select(s)));
     this.timelineSlot.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     this.renderFindings(view, detail);
     if (!detail) {
-      this.bannerSlot.replaceChildren();
+      this.clearStep();
       const pairs = view.pairs ?? [];
       const paired = pairs.length > 0 ? ` Its ${pairs.filter((p) => p.role === 'call').length} tool calls are listed under Tool pairs.` : '';
-      this.showNotice(`No rewrite steps in ${view.file}: nothing to compare.${paired}`);
+      this.showNotice(`No rewrite steps in ${view.file}: nothing to compare. ${cleanliness(view)}${paired}`);
       this.pairs.replaceChildren(...pairItems(pairs, () => undefined));
-      this.columns.replaceChildren();
       this.markReady(undefined);
       return;
     }
@@ -164,6 +176,20 @@ class Inspector {
       afterLabel: `▲ consumed · boundary after message ${after.boundaryMessages} of ${after.messageCount} · ▼ not yet read`,
     });
     if (this.detail === detail) this.markReady(detail.step.index);
+  }
+
+  /** Another transcript (or none): nothing of the previous file's fix preview or pinned pair carries over. */
+  private switchFile(file: string | undefined): void {
+    this.saveState(file === undefined ? {} : { file });
+    this.diff.selectPair(undefined);
+  }
+
+  /** No step to show: no banner, no fix controls, an empty diff. */
+  private clearStep(): void {
+    this.bannerSlot.replaceChildren();
+    this.fixSlot.replaceChildren();
+    this.columns.replaceChildren();
+    this.diff.clear();
   }
 
   private renderFix(detail: StepDetail, previewing: boolean): void {

@@ -158,6 +158,8 @@ export class Pane {
     const line = this.boundaryLine();
     this.editor.changeViewZones((zones) => {
       if (this.zoneId) zones.removeZone(this.zoneId);
+      this.zoneId = undefined;
+      if (!label) return;
       const node = document.createElement('div');
       node.className = 'pl-boundary';
       node.dataset.side = this.side;

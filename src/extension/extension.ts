@@ -13,7 +13,7 @@ import type { Ctx } from './ctx';
 import { DiagnosticsManager } from './diagnostics';
 import { exportReport } from './export';
 import { APPLY_FIX_COMMAND, applyFix } from './fixes';
-import { registerInspector } from './inspector/panel';
+import { type InspectorShowing, registerInspector } from './inspector/panel';
 import { Sessions } from './sessions';
 import { SessionStatus } from './status';
 import { nextRewrite, nextViolation, previousRewrite } from './stepping';
@@ -26,6 +26,8 @@ export interface PrefixLensApi {
   readonly sessions: Sessions;
   readonly tree: RewritesTree;
   readonly checker: Checker;
+  /** What the inspector panel shows now. */
+  readonly inspector: { readonly showing: InspectorShowing };
 }
 
 type Command = (...args: never[]) => unknown;
@@ -87,10 +89,10 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     vscode.languages.registerCodeLensProvider(TRANSCRIPT_SELECTOR, lenses),
     vscode.window.createTreeView('prefixLens.rewrites', { treeDataProvider: tree, showCollapseAll: true }),
   );
-  registerInspector(context, sessions);
+  const inspector = registerInspector(context, sessions);
   sessions.start();
   log.info('Prefix Lens activated');
-  return { sessions, tree, checker };
+  return { sessions, tree, checker, inspector };
 }
 
 export function deactivate(): void {

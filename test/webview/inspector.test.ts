@@ -12,7 +12,9 @@ import type { Page } from 'playwright-core';
 import { checkTranscript, planFix } from '../../src/core';
 import type { InspectorEngine } from '../../src/extension/inspector/views';
 import type { WebviewMessage } from '../../src/shared/protocol';
-import { hostileReport, incidentReport, largeReport, msg, text } from '../fixtures/inspector/reports';
+import { emptyReport, hostileReport, incidentReport, largeReport, msg, text } from '../fixtures/inspector/reports';
+import { transcriptView } from '../../src/extension/inspector/views';
+import type { HostMessage } from '../../src/shared/protocol';
 import { ENGINE, fixtureOf, ROOT, type Harness, openInspector, OUTPUT, startHarness, waitReady } from './harness';
 
 let harness: Harness;
@@ -167,6 +169,42 @@ test('an aborting step with a planned fix: preview shows the fixed window, Apply
   await page.locator('vscode-button', { hasText: 'Apply' }).click();
   await page.locator('.pl-notice', { hasText: 'Compacted in whole pairs.' }).waitFor();
   assert.ok((await posted(page)).some((m) => m.type === 'applyFix' && m.step === 1));
+  await page.context().close();
+});
+
+/** The host switching the panel to another transcript: a message as the real host posts it. */
+async function hostSends(page: Page, message: HostMessage): Promise<void> {
+  await page.evaluate((data) => {
+    document.body.dataset.ready = 'false';
+    window.dispatchEvent(new MessageEvent('message', { data }));
+  }, message);
+  await waitReady(page);
+}
+
+test('switching to a file with no steps drops the previous diff, fix preview and Apply; it says it is clean', async () => {
+  const file = join(ROOT, 'examples', 'self-edit.trace.jsonl');
+  const source = readFileSync(file, 'utf8');
+  const report = checkTranscript({ file, text: source }, { keepRewrites: true });
+  const engine: InspectorEngine = { ...ENGINE, planFix: (rewrite, sourceText) => planFix(rewrite, sourceText) };
+  const { page, errors } = await openInspector(harness, fixtureOf(report, 'light', engine, undefined, source));
+  await page.locator('.pl-preview-toggle').click();
+  await page.locator('.pl-fix-note').waitFor();
+  assert.ok((await page.locator('.editor.modified .view-line').count()) > 1, 'the fix preview is shown');
+  await hostSends(page, { type: 'transcript', view: transcriptView(emptyReport(), undefined, ENGINE) });
+  assert.equal(await page.locator('.pl-fix-slot vscode-button').count(), 0, 'no Preview / Apply for a file without steps');
+  assert.equal(await page.locator('.pl-banner').count(), 0);
+  assert.equal(await textOf(page.locator('.editor.original .view-line')), '', 'the old diff is gone (left)');
+  assert.equal(await textOf(page.locator('.editor.modified .view-line')), '', 'the old diff is gone (right)');
+  assert.match((await page.locator('.pl-notice').textContent()) ?? '', /No rewrite steps in \/work\/empty\.jsonl[\s\S]*Clean: no problems found/);
+  // Back to the first file: its step shows again, without the preview that was on for it before.
+  await hostSends(page, { type: 'transcript', view: transcriptView(report, undefined, engine, source) });
+  assert.equal(await page.locator('.pl-preview-toggle').getAttribute('aria-pressed'), 'false');
+  assert.equal(await page.locator('.pl-fix-note').count(), 0);
+  // "No transcript" clears everything too.
+  await hostSends(page, { type: 'empty', reason: 'Open a transcript to inspect its rewrites.' });
+  assert.equal(await page.locator('.pl-fix-slot vscode-button').count(), 0);
+  assert.equal(await textOf(page.locator('.editor.modified .view-line')), '');
+  assert.deepEqual(errors, []);
   await page.context().close();
 });
 

@@ -45,6 +45,21 @@ function commandTarget(args: unknown[]): { uri?: vscode.Uri; step?: number } {
   return {};
 }
 
+/** What the panel shows (for the extension's API and its tests). */
+export interface InspectorShowing {
+  readonly file?: string;
+  readonly step?: number;
+  readonly reason?: string;
+}
+
+/** The file of the active editor tab (text, custom or binary editor), if it has one. */
+function activeTabUri(): vscode.Uri | undefined {
+  const input: unknown = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom) return input.uri;
+  if (input instanceof vscode.TabInputTextDiff) return input.modified;
+  return undefined;
+}
+
 class InspectorHost implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private session: Session | undefined;
@@ -57,6 +72,11 @@ class InspectorHost implements vscode.Disposable {
     ready: false,
   };
 
+  /** Why the panel shows no transcript, when the active tab is a file it cannot read. */
+  private unreadable: string | undefined;
+  /** What the webview was last told to show: a transcript (and step) or an empty reason. */
+  showing: InspectorShowing = {};
+
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly sessions: Sessions,
@@ -66,13 +86,28 @@ class InspectorHost implements vscode.Disposable {
 
   open(...args: unknown[]): void {
     const target = commandTarget(args);
-    const session = (target.uri && this.sessions.get(target.uri)) ?? this.sessions.active();
+    const uri = target.uri ?? activeTabUri();
+    const session = uri ? this.sessions.get(uri) : this.sessions.active();
     if (!this.panel) {
       const column = { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true };
       this.adopt(vscode.window.createWebviewPanel(VIEW_TYPE, 'Prefix Lens Inspector', column, webviewOptions(this.context)));
     } else this.panel.reveal(undefined, true);
     if (session) this.follow(session);
+    else if (uri) this.showUnreadable(uri);
     if (session && target.step !== undefined) session.selectStep(target.step);
+  }
+
+  /** The active tab is a file Prefix Lens does not read as a text transcript (a zipped `.eval`, any other file): say so, never keep showing the previous file. */
+  private showUnreadable(uri: vscode.Uri): void {
+    this.session = undefined;
+    this.sessionSubscription?.dispose();
+    this.sessionSubscription = undefined;
+    const name = uri.path.split('/').pop() ?? uri.toString();
+    if (this.panel) this.panel.title = `Inspector: ${name}`;
+    this.unreadable = uri.path.toLowerCase().endsWith('.eval')
+      ? `${name} is a zipped Inspect AI log: the inspector shows text transcripts only. Check it with \`prefix-lens check\`, or open its .json log.`
+      : `${name} is not a transcript Prefix Lens recognises: nothing to inspect.`;
+    this.push();
   }
 
   restore(panel: vscode.WebviewPanel, state: InspectorState): void {
@@ -109,6 +144,7 @@ class InspectorHost implements vscode.Disposable {
   private follow(session: Session): void {
     if (session === this.session) return;
     this.session = session;
+    this.unreadable = undefined;
     this.sessionSubscription?.dispose();
     this.sessionSubscription = session.onDidChange(() => this.push());
     if (this.panel) this.panel.title = `Inspector: ${session.uri.path.split('/').pop() ?? ''}`;
@@ -154,9 +190,7 @@ class InspectorHost implements vscode.Disposable {
     const session = this.session;
     const report = session?.report;
     if (!session || !report) {
-      this.shown = { report: undefined, step: undefined, ready: true };
-      const reason = session ? 'Checking the transcript…' : 'Open a transcript (.jsonl / .json / .eval) to inspect its rewrites.';
-      this.post({ type: 'empty', reason });
+      this.showEmpty(session ? 'Checking the transcript…' : this.unreadable ?? 'Open a transcript (.jsonl / .json / .eval) to inspect its rewrites.');
       return;
     }
     const step = chooseStep(report, session.selectedStep);
@@ -168,6 +202,13 @@ class InspectorHost implements vscode.Disposable {
       if (detail) this.post({ type: 'step', selected: step, detail });
     }
     this.shown = { report, step, ready: true };
+    this.showing = { file: report.file, ...(step === undefined ? {} : { step }) };
+  }
+
+  private showEmpty(reason: string): void {
+    this.shown = { report: undefined, step: undefined, ready: true };
+    this.showing = { reason };
+    this.post({ type: 'empty', reason });
   }
 
   private post(message: HostMessage): void {
@@ -188,7 +229,7 @@ class InspectorHost implements vscode.Disposable {
 }
 
 /** Registers the command and the serializer; the extension calls this once on activation. */
-export function registerInspector(context: vscode.ExtensionContext, sessions: Sessions): void {
+export function registerInspector(context: vscode.ExtensionContext, sessions: Sessions): { readonly showing: InspectorShowing } {
   const host = new InspectorHost(context, sessions);
   context.subscriptions.push(
     host,
@@ -197,4 +238,5 @@ export function registerInspector(context: vscode.ExtensionContext, sessions: Se
       deserializeWebviewPanel: async (panel, state: unknown) => host.restore(panel, parseInspectorState(state)),
     }),
   );
+  return host;
 }
