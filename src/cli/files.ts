@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FormatId } from '../core/model';
-import { ADAPTERS, adapterFor, detectFormat, formatsHint } from '../core/formats/registry';
+import { ADAPTERS, adapterFor, detectFormat, formatsHint, unreadFormat } from '../core/formats/registry';
 import { displayName, inputFromFile } from '../core/io';
 import type { Limits } from '../core/limits';
 import type { FormatAdapter, TranscriptInput } from '../core/transcript';
@@ -77,7 +77,7 @@ function expandNamedFile(file: FilePath, forced: FormatId | undefined, out: Expa
   const format = recognise(file);
   if (format.kind === 'format') out.files.push({ path: file, format: format.id });
   else if (format.kind === 'unreadable') out.troubles.push(`${nameOf(file)}: cannot read (${format.reason})`);
-  else out.troubles.push(`${nameOf(file)}: format not recognised. ${formatsHint()}. Pass --format to name one.`);
+  else out.troubles.push(`${nameOf(file)}: format not recognised${format.unread ? ` (it looks like ${format.unread}, which Prefix Lens does not read yet)` : ''}. ${formatsHint()}. Pass --format to name one.`);
 }
 
 function expandDirectory(dir: FilePath, forced: FormatId | undefined, out: Expanded): void {
@@ -122,7 +122,8 @@ function join(dir: FilePath, name: Buffer): FilePath {
 
 type Recognition =
   | { readonly kind: 'format'; readonly id: FormatId }
-  | { readonly kind: 'unknown' }
+  /** `unread`: the name of a known format no reader reads, when the file looks like one. */
+  | { readonly kind: 'unknown'; readonly unread?: string }
   | { readonly kind: 'unreadable'; readonly reason: string };
 
 /** Sniffs a file's first characters with every adapter (or only the forced one). */
@@ -130,7 +131,9 @@ export function recognise(file: FilePath, only?: FormatId): Recognition {
   const head = headOf(file);
   if (!head.ok) return { kind: 'unreadable', reason: head.reason };
   const adapter = only === undefined ? detectFormat(head.text) : sniffAs(only, head.text);
-  return adapter ? { kind: 'format', id: adapter.id } : { kind: 'unknown' };
+  if (adapter) return { kind: 'format', id: adapter.id };
+  const unread = only === undefined ? unreadFormat(head.text) : undefined;
+  return unread ? { kind: 'unknown', unread } : { kind: 'unknown' };
 }
 
 function sniffAs(id: FormatId, head: string): FormatAdapter | undefined {

@@ -6,7 +6,7 @@
 import type { CheckOptions, ReadStop, Report, StepReport } from './results';
 import { createEngineContext, type EngineContext } from './context';
 import { finding, findingKey, type Finding, type RuleId, type StepVerdict } from './findings';
-import { adapterFor, detectFormat } from './formats/registry';
+import { adapterFor, detectFormat, unreadFormat } from './formats/registry';
 import { boundaryPosition, byPosition, judgeRewrite } from './guard';
 import { headOf, inputFromText, lineTooLong } from './io';
 import { resolveLimits, type Limits } from './limits';
@@ -41,8 +41,13 @@ function resolveAdapter(input: TranscriptInput, options: CheckOptions): FormatAd
     if (!adapter) throw new UnknownFormatError(input.file, `No reader for format "${options.format}"`);
     return adapter;
   }
-  const adapter = detectFormat(headOf(input));
-  if (!adapter) throw new UnknownFormatError(input.file, 'Format not recognised (use --format to name it)');
+  const head = headOf(input);
+  const adapter = detectFormat(head);
+  if (!adapter) {
+    const unread = unreadFormat(head);
+    const why = unread ? `: it looks like ${unread}, which Prefix Lens does not read yet` : '';
+    throw new UnknownFormatError(input.file, `Format not recognised${why} (use --format to name it)`);
+  }
   return adapter;
 }
 

@@ -20,6 +20,7 @@ export type FormatId =
   | 'inspect'
   | 'otel'
   | 'gemini'
+  | 'gemini-cli'
   | 'bedrock';
 
 /** A tool's schema as declared in the registry (`tools`). */

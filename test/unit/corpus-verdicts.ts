@@ -199,23 +199,22 @@ export const VERDICTS: readonly Verdict[] = [
     reason: 'the client replays each model turn with invented pyd_ai ids and the thoughtSignature re-encoded (base64url): not byte-identical, a warning',
   },
 
-  // gemini-cli: Gemini CLI chat sessions. No reader on main yet: the readers helper (issue 10,
-  // branch readers) adds one; when it lands on main, this row changes to its verdict.
+  // gemini-cli: Gemini CLI chat sessions (formats/gemini-cli.ts), one live window each.
   {
     file: 'gemini-cli/codemie_session-2025-12-01T21-45-5b959dae.json',
-    format: null,
+    format: 'gemini-cli',
     decisions: [],
     findings: {},
-    exit: 2,
-    reason: 'format not recognised: no Gemini CLI reader yet (readers helper: replace this row when yours is on main)',
+    exit: 0,
+    reason: 'one session, so no step; its 10 calls (one message holds 3) are each answered by the functionResponse recorded with them',
   },
   {
     file: 'gemini-cli/codemie_session-2026-01-16T11-01-file-ops-37b7abef.json',
-    format: null,
+    format: 'gemini-cli',
     decisions: [],
     findings: {},
-    exit: 2,
-    reason: 'format not recognised: no Gemini CLI reader yet (readers helper: replace this row when yours is on main)',
+    exit: 0,
+    reason: 'one session, so no step; 14 calls all answered, the 9-call message read as one model turn answered by one turn of 9 responses',
   },
 
   // inspect-ai: Inspect eval logs.

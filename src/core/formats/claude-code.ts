@@ -22,6 +22,7 @@ export const claudeCodeAdapter: FormatAdapter = {
   id: 'claude-code',
   label: 'Claude Code session JSONL',
   sniff: (head) =>
+    !hasGeminiParts(head) &&
     lineMatches(
       head,
       [/"parentUuid"\s*:\s*(null|")/, /"(sessionId|isSidechain|userType)"\s*:/],
@@ -31,6 +32,18 @@ export const claudeCodeAdapter: FormatAdapter = {
     ),
   read: readClaudeCode,
 };
+
+/**
+ * A message written as Gemini `{role, parts}` (role `model`, or `parts` in place
+ * of `content`): the Claude-Code-like envelope of Qwen Code sessions. This
+ * reader would see none of its `functionCall` / `functionResponse` parts, so
+ * such a file is not sniffed as Claude Code.
+ */
+export const GEMINI_PARTS_MESSAGE = /"message"\s*:\s*\{\s*(?:"role"\s*:\s*"(?:user|model)"\s*,\s*)?"parts"\s*:\s*\[|"message"\s*:\s*\{\s*"role"\s*:\s*"model"/;
+
+function hasGeminiParts(head: string): boolean {
+  return GEMINI_PARTS_MESSAGE.test(head);
+}
 
 function* readClaudeCode(input: TranscriptInput): Generator<TranscriptEvent> {
   const { records, findings } = readRecords(input);

@@ -9,8 +9,9 @@ import type { FormatId } from '../model';
 import type { FormatAdapter } from '../transcript';
 import { nativeAdapter } from './native';
 // ── format adapters: one import per format, below this line ──
-import { claudeCodeAdapter } from './claude-code';
+import { claudeCodeAdapter, GEMINI_PARTS_MESSAGE } from './claude-code';
 import { codexAdapter } from './codex';
+import { geminiCliAdapter } from './gemini-cli';
 import { inspectAdapter } from './inspect';
 import { otelAdapter } from './otel';
 import { bedrockAdapter } from './bedrock';
@@ -24,6 +25,7 @@ export const ADAPTERS: readonly FormatAdapter[] = [
   // ── format adapters: one entry per format, most specific first, below this line ──
   claudeCodeAdapter,
   codexAdapter,
+  geminiCliAdapter,
   inspectAdapter,
   otelAdapter,
   bedrockAdapter,
@@ -42,6 +44,19 @@ export function detectFormat(head: string): FormatAdapter | undefined {
       return false;
     }
   });
+}
+
+/** Formats recognised well enough to name them, but not read (no real sample to build a reader from). */
+const UNREAD_FORMATS: readonly { readonly label: string; readonly sniff: (head: string) => boolean }[] = [
+  {
+    label: 'Qwen Code session JSONL (a Claude-Code-like envelope around Gemini-style parts)',
+    sniff: (head) => GEMINI_PARTS_MESSAGE.test(head) && /"parentUuid"\s*:/.test(head) && /"sessionId"\s*:/.test(head),
+  },
+];
+
+/** The name of a known format no reader reads, when the head looks like one. */
+export function unreadFormat(head: string): string | undefined {
+  return UNREAD_FORMATS.find((format) => format.sniff(head))?.label;
 }
 
 /** One line naming every format, for the hint on a file no adapter recognises. */

@@ -39,6 +39,7 @@ const POSITION_RULES: Partial<Record<FormatId, PositionRule>> = {
   'openai-chat': openaiChatPositions,
   'openai-responses': openaiResponsesPositions,
   gemini: geminiPositions,
+  'gemini-cli': geminiPositions,
   bedrock: bedrockPositions,
   'claude-code': anthropicPositions,
 };

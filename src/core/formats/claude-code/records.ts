@@ -57,18 +57,45 @@ export interface ReadRecords {
 export function readRecords(input: TranscriptInput): ReadRecords {
   const records: CcRecord[] = [];
   const findings: Finding[] = [];
+  const unseen: UnseenParts = { lines: 0, toolParts: 0 };
   for (const line of parseJsonLines(input)) {
     if (!line.ok) {
       findings.push(line.finding);
       continue;
     }
+    countGeminiParts(line.node, line.range, unseen);
     const record = classify(line.node, line.range, records.length, line.line.index + 1);
     if (!UI_ONLY.has(record.type) && !MODEL_TYPES.has(record.type)) {
       findings.push(finding('record-skipped', line.range, `Skipped a Claude Code record of type "${record.type || '?'}": not part of the model's context as far as this reader knows`));
     }
     records.push(record);
   }
+  if (unseen.first) findings.push(unseenFinding(unseen, unseen.first));
   return { records, findings };
+}
+
+/** Message lines written as Gemini `{role, parts}` (Qwen Code's envelope): content this reader cannot see. */
+interface UnseenParts {
+  lines: number;
+  toolParts: number;
+  first?: SourceRange;
+}
+
+function countGeminiParts(node: JsonNode, range: SourceRange, unseen: UnseenParts): void {
+  const message = prop(node, 'message');
+  const parts = prop(message, 'parts');
+  if (parts?.type !== 'array' || prop(message, 'content') !== undefined) return;
+  unseen.lines++;
+  unseen.first ??= range;
+  for (const part of parts.items) if (prop(part, 'functionCall') || prop(part, 'functionResponse')) unseen.toolParts++;
+}
+
+function unseenFinding(unseen: UnseenParts, first: SourceRange): Finding {
+  return finding(
+    'record-skipped',
+    first,
+    `${unseen.lines} message line(s) carry Gemini-style \`parts\` instead of \`content\` (${unseen.toolParts} functionCall/functionResponse part(s) among them; a Qwen Code session?): the Claude Code reader cannot see them, so their tool calls and results are not checked. First here`,
+  );
 }
 
 function classify(node: JsonNode, range: SourceRange, index: number, lineNumber: number): CcRecord {
