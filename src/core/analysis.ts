@@ -99,15 +99,16 @@ function prefixAlignment(beforeLength: number, afterLength: number, consumed: nu
 }
 
 /**
- * Ids of calls still pending in a window: no result yet, or the result lies
- * at or after the boundary (the model has not consumed it).
+ * Ids of calls whose result the model has not consumed: no result yet, or the
+ * result lies at or after the boundary. (Not the pair state `pending`, which is
+ * a call with no result at a live window's frontier: see pairing.ts.)
  */
-export function pendingCallIds(view: WindowView): Set<string> {
-  const pending = new Set<string>();
+export function unconsumedCallIds(view: WindowView): Set<string> {
+  const unconsumed = new Set<string>();
   for (const pair of view.pairs.values()) {
     if (!pair.call) continue;
     const first = pair.results[0];
-    if (!first || first.message >= view.window.boundary) pending.add(pair.id);
+    if (!first || first.message >= view.window.boundary) unconsumed.add(pair.id);
   }
-  return pending;
+  return unconsumed;
 }

@@ -225,7 +225,7 @@ function reusedIds(window: ContextWindow, from: number, pairs: PairLookup): Find
   return findings;
 }
 
-/** `schema-changed` on the touched pairs (`pendingCallIds`' order): only a call first made in the new messages can bring it. */
+/** `schema-changed` on the touched pairs (`unconsumedCallIds`' order): only a call first made in the new messages can bring it. */
 function schemaChanges(rewrite: Rewrite, afterTouched: Map<string, ToolPair>, pairs: PairLookup): Finding[] {
   const findings: Finding[] = [];
   for (const pair of afterTouched.values()) {

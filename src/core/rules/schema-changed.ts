@@ -6,7 +6,7 @@
  * registry version of its tool after the rewrite, when it matched (or the call
  * or tool differed) before: the rewrite introduced the mismatch.
  */
-import { pendingCallIds, type RewriteAnalysis } from '../analysis';
+import { unconsumedCallIds, type RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
 import type { ContextWindow, Rewrite, ToolCall, ToolSchema } from '../model';
 import { firstRange, idRange, idText, q, related, rewriteRange } from './common';
@@ -32,7 +32,7 @@ function mismatch(call: ToolCall, tool: ToolSchema | undefined): boolean {
 
 export function checkSchemaChanged(a: RewriteAnalysis): Finding[] {
   const findings: Finding[] = [];
-  for (const id of pendingCallIds(a.after)) {
+  for (const id of unconsumedCallIds(a.after)) {
     const call = a.after.pairs.get(id)?.call?.value;
     const found = call && newSchemaMismatch(a.rewrite, id, call, a.before.pairs.get(id)?.call?.value);
     if (found) findings.push(found);

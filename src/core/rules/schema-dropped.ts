@@ -9,7 +9,7 @@
  * still defers as `prefix-mutated`); without one (provider request bodies) every
  * call in the proposal counts.
  */
-import { pendingCallIds, type RewriteAnalysis } from '../analysis';
+import { unconsumedCallIds, type RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
 import type { ToolCall } from '../model';
 import { firstRange, idRange, idText, q, related, rewriteRange } from './common';
@@ -45,13 +45,13 @@ export function checkSchemaDropped(a: RewriteAnalysis): Finding[] {
     );
   };
   const historical = a.rewrite.after.historicalTools !== undefined;
-  const pendingAfter = pendingCallIds(a.after);
+  const unconsumedAfter = unconsumedCallIds(a.after);
   for (const pair of a.after.pairs.values()) {
     if (!pair.call) continue;
-    if (pendingAfter.has(pair.id)) report(pair.call.value, true, 'is still pending');
+    if (unconsumedAfter.has(pair.id)) report(pair.call.value, true, 'is still pending');
     else if (!historical) report(pair.call.value, true, 'still references it (no historical registry)');
   }
-  for (const id of pendingCallIds(a.before)) {
+  for (const id of unconsumedCallIds(a.before)) {
     const call = a.before.pairs.get(id)?.call?.value;
     if (call) report(call, false, 'was still pending');
   }
