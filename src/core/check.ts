@@ -12,11 +12,11 @@ import { headOf, inputFromText, lineTooLong } from './io';
 import { resolveLimits, type Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import { MessageTally, sessionSummary } from './session';
-import { LineIndex, type SourceRange } from './text';
+import { LineIndex } from './text';
 import { UsageScanner } from './usage';
 import { WindowTracker } from './window-tracker';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from './transcript';
-import { collectUnreadParts, unreadPartsFinding } from './unread-parts';
+import { collectUnreadParts, unreadParts, unreadPartsFinding, type UnreadParts } from './unread-parts';
 
 /** Thrown when a file's format is neither given nor recognised (the CLI exits 2 on it). */
 export class UnknownFormatError extends Error {
@@ -69,8 +69,8 @@ interface Run {
   stopped?: ReadStop;
   /** Messages and turns of the session, for its summary. */
   readonly tally: MessageTally;
-  /** Opaque parts holding a call or result the reader did not read, by where they start. */
-  readonly unread: Map<number, SourceRange>;
+  /** Opaque parts holding a call or result the reader did not read. */
+  readonly unread: UnreadParts;
 }
 
 function report(run: Run, f: Finding): void {
@@ -183,7 +183,7 @@ function newRun(options: CheckOptions, limits: Limits, context = createEngineCon
     reported: new Set(),
     windows: new WindowTracker(context),
     tally: new MessageTally(),
-    unread: new Map(),
+    unread: unreadParts(),
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import { finding, type Finding } from './findings';
 import type { JsonNode } from './json/parse';
-import type { ContextWindow } from './model';
+import { CARRIED_FROM, type ContextWindow, type Message } from './model';
 import type { SourceRange } from './text';
 
 /** Keys that carry a call or a result in some provider's shape. */
@@ -22,9 +22,27 @@ export function isToolShaped(value: JsonNode): boolean {
   return value.properties.some((p) => TOOL_KEYS.has(p.key) || (p.key === 'type' && p.value.type === 'string' && TOOL_TYPES.has(p.value.value)));
 }
 
-/** Adds the tool-shaped opaque parts of a window to `seen` (keyed by where they start, so a part seen in many windows counts once). */
-export function collectUnreadParts(window: ContextWindow, seen: Map<number, SourceRange>): void {
+/** What a check has counted so far: the parts, by where they start, and the messages already walked. */
+export interface UnreadParts {
+  readonly parts: Map<number, SourceRange>;
+  readonly walked: WeakSet<Message>;
+}
+
+export function unreadParts(): UnreadParts {
+  return { parts: new Map(), walked: new WeakSet() };
+}
+
+/**
+ * Adds the tool-shaped opaque parts of a window. A message already walked (the
+ * same object in a later window) or carried over from an earlier request of a
+ * log (the same bytes) is not walked again, so the history a request log repeats
+ * costs nothing here.
+ */
+export function collectUnreadParts(window: ContextWindow, unread: UnreadParts): void {
+  const seen = unread.parts;
   for (const message of window.messages) {
+    if (unread.walked.has(message) || message[CARRIED_FROM]) continue;
+    unread.walked.add(message);
     for (const block of message.blocks) {
       if (block.kind !== 'opaque' || !block.source || seen.has(block.source.start) || !isToolShaped(block.value)) continue;
       seen.set(block.source.start, block.source);
@@ -33,7 +51,8 @@ export function collectUnreadParts(window: ContextWindow, seen: Map<number, Sour
 }
 
 /** The one info finding for the parts a reader could not see, or none. */
-export function unreadPartsFinding(seen: ReadonlyMap<number, SourceRange>, readerLabel: string): Finding[] {
+export function unreadPartsFinding(unread: UnreadParts, readerLabel: string): Finding[] {
+  const seen = unread.parts;
   if (seen.size === 0) return [];
   const first = [...seen.values()].reduce((a, b) => (b.start < a.start ? b : a));
   const n = seen.size;

@@ -36,6 +36,18 @@ describe('parts a reader cannot see', () => {
     assert.match(textAt(LEGACY, report.findings[0]!.range), /^"function_call": \{/);
   });
 
+  it('a request log repeating the same part in every request counts it once (the carried history is not walked again)', () => {
+    const history = [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: null, function_call: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+      { role: 'function', name: 'get_weather', content: '21' },
+    ];
+    const lines = [1, 2, 3].map((k) => JSON.stringify({ model: 'gpt-3.5-turbo', messages: [...history, ...Array.from({ length: k }, (_, i) => ({ role: 'user', content: `more ${i}` }))] }));
+    const report = checkTranscript({ file: 'legacy.jsonl', text: `${lines.join('\n')}\n` }, OPTIONS);
+    assert.deepEqual(report.steps.map((s) => s.decision), ['patch', 'patch']);
+    assert.deepEqual(report.findings.map((f) => f.message.split(' in a shape')[0]), ['1 part holds a tool call or result']);
+  });
+
   it('files whose tool parts the reader does read get no such finding (the whole corpus, by its verdict table)', () => {
     // corpus.test.ts asserts every corpus file's findings exactly; none of them has this info.
     const report = checkTranscript(inputFromFile(fixture('gemini', 'parallel-calls.requests.jsonl')), OPTIONS);
