@@ -3,7 +3,7 @@
  * (the engine's `checkAgainst`, run where Sessions' Checker decides), and "Compare with HEAD": the file as a
  * rewrite of its committed version (the git extension's API when available,
  * else `git show HEAD:<path>`; not in untrusted workspaces). Findings land in
- * a separate "Prefix Lens (compare)" diagnostic collection on the newer file.
+ * a separate "Prefix Lens (compare)" diagnostic collection on the newer file while the inspector shows the comparison.
  */
 import { execFile } from 'node:child_process';
 import { dirname, basename } from 'node:path';
@@ -23,16 +23,21 @@ async function fileTextOf(uri: vscode.Uri): Promise<{ fileText: FileText; docume
   return { fileText: { file: uri.fsPath || uri.toString(), text: document.getText() }, document };
 }
 
-/** Judges `newer` against `older` (through Sessions, inline or in a worker), publishes the findings on `newer` and summarises the decision. */
+/**
+ * Judges `newer` against `older` (through Sessions, inline or in a worker) and shows the comparison
+ * in the inspector (older left). Its own findings (the snapshot step's, not the file's own steps')
+ * go to the compare collection on `newer` until the inspector stops showing the comparison.
+ */
 async function judge(ctx: Ctx, older: FileText, newer: FileText, document: vscode.TextDocument, label: string): Promise<Report> {
   const settings = readSettings(document.uri);
   const report = await ctx.sessions.compare(older, newer, document.uri);
+  const snapshot = report.steps.at(-1)?.index;
+  const own = { ...report, findings: report.findings.filter((f) => snapshot !== undefined && f.step === snapshot) };
   const range = (r: { start: number; end: number }) => new vscode.Range(document.positionAt(r.start), document.positionAt(r.end));
-  ctx.compareDiagnostics.set(document.uri, toDiagnostics(report, { uri: document.uri, range }, settings.severity, ctx.rulesDoc));
-  const last = report.steps[report.steps.length - 1];
-  const decision = last ? last.decision.toUpperCase() : 'no rewrite';
-  const reasons = last && last.rules.length > 0 ? ` (${last.rules.join(', ')})` : '';
-  void vscode.window.showInformationMessage(`Prefix Lens: ${basename(newer.file)} as a rewrite of ${label}: ${decision}${reasons}`);
+  ctx.compareDiagnostics.clear();
+  const diagnostics = ctx.compareDiagnostics;
+  ctx.inspector.showComparison({ report, newer: document.uri, olderName: label, onClose: () => diagnostics.clear() });
+  diagnostics.set(document.uri, toDiagnostics(own, { uri: document.uri, range }, settings.severity, ctx.rulesDoc));
   return report;
 }
 

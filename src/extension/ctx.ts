@@ -1,5 +1,6 @@
 /** What every command factory and provider gets: the pieces of one activation (no module-level state). */
 import type * as vscode from 'vscode';
+import type { Inspector } from './inspector/panel';
 import type { Sessions } from './sessions';
 
 export interface Ctx {
@@ -10,4 +11,6 @@ export interface Ctx {
   readonly log: vscode.LogOutputChannel;
   /** Findings of "Compare with…" / "Compare with HEAD", kept apart from the live diagnostics. */
   readonly compareDiagnostics: vscode.DiagnosticCollection;
+  /** The inspector panel, where "Compare with…" shows its diff. */
+  readonly inspector: Inspector;
 }

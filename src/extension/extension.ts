@@ -13,7 +13,7 @@ import type { Ctx } from './ctx';
 import { DiagnosticsManager } from './diagnostics';
 import { exportReport } from './export';
 import { APPLY_FIX_COMMAND, applyFix } from './fixes';
-import { type InspectorShowing, registerInspector } from './inspector/panel';
+import { type Inspector, registerInspector } from './inspector/panel';
 import { Sessions } from './sessions';
 import { SessionStatus } from './status';
 import { nextRewrite, nextViolation, previousRewrite } from './stepping';
@@ -27,7 +27,7 @@ export interface PrefixLensApi {
   readonly tree: RewritesTree;
   readonly checker: Checker;
   /** What the inspector panel shows now. */
-  readonly inspector: { readonly showing: InspectorShowing };
+  readonly inspector: Inspector;
 }
 
 type Command = (...args: never[]) => unknown;
@@ -76,7 +76,8 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const rulesDoc = rulesDocOf(context);
   const diagnostics = new DiagnosticsManager(sessions, rulesDoc);
   const compareDiagnostics = vscode.languages.createDiagnosticCollection('prefixLens.compare');
-  const ctx: Ctx = { extension: context, sessions, rulesDoc, log, compareDiagnostics };
+  const inspector = registerInspector(context, sessions);
+  const ctx: Ctx = { extension: context, sessions, rulesDoc, log, compareDiagnostics, inspector };
   const tree = new RewritesTree(sessions);
   const lenses = new StepCodeLenses(sessions);
   context.subscriptions.push(log, checker, sessions, diagnostics, compareDiagnostics, tree, lenses, new SessionStatus(sessions));
@@ -89,7 +90,6 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     vscode.languages.registerCodeLensProvider(TRANSCRIPT_SELECTOR, lenses),
     vscode.window.createTreeView('prefixLens.rewrites', { treeDataProvider: tree, showCollapseAll: true }),
   );
-  const inspector = registerInspector(context, sessions);
   sessions.start();
   log.info('Prefix Lens activated');
   return { sessions, tree, checker, inspector };

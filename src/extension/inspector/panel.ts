@@ -50,7 +50,20 @@ export interface InspectorShowing {
   readonly file?: string;
   readonly step?: number;
   readonly reason?: string;
+  /** Set while showing a comparison: the older side's name. */
+  readonly comparedWith?: string;
 }
+
+/** A "Compare with…" result the panel shows: `report` judges `newer` as a rewrite of the older file. */
+export interface Comparison {
+  readonly report: Report;
+  readonly newer: vscode.Uri;
+  readonly olderName: string;
+  /** Called once when the panel stops showing it (its diagnostics are cleared there). */
+  onClose(): void;
+}
+
+const basename = (uri: vscode.Uri | string) => (typeof uri === 'string' ? uri : uri.path).split(/[\\/]/).pop() ?? '';
 
 /** The file of the active editor tab (text, custom or binary editor), if it has one. */
 function activeTabUri(): vscode.Uri | undefined {
@@ -72,10 +85,11 @@ class InspectorHost implements vscode.Disposable {
     ready: false,
   };
 
+  /** The comparison shown instead of a session, and its selected step. */
+  private comparison: Comparison | undefined;
+  private comparisonStep: number | undefined;
   /** Why the panel shows no transcript, when the active tab is a file it cannot read. */
   private unreadable: string | undefined;
-  /** What the webview was last told to show: a transcript (and step) or an empty reason. */
-  showing: InspectorShowing = {};
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -99,10 +113,8 @@ class InspectorHost implements vscode.Disposable {
 
   /** The active tab is a file Prefix Lens does not read as a text transcript (a zipped `.eval`, any other file): say so, never keep showing the previous file. */
   private showUnreadable(uri: vscode.Uri): void {
-    this.session = undefined;
-    this.sessionSubscription?.dispose();
-    this.sessionSubscription = undefined;
-    const name = uri.path.split('/').pop() ?? uri.toString();
+    this.leave();
+    const name = basename(uri);
     if (this.panel) this.panel.title = `Inspector: ${name}`;
     this.unreadable = uri.path.toLowerCase().endsWith('.eval')
       ? `${name} is a zipped Inspect AI log: the inspector shows text transcripts only. Check it with \`prefix-lens check\`, or open its .json log.`
@@ -141,14 +153,51 @@ class InspectorHost implements vscode.Disposable {
     );
   }
 
+  /** "Compare with…": shows the snapshot step of `comparison.report` (older left) until the panel follows something else or closes. */
+  showComparison(comparison: Comparison): void {
+    this.open(comparison.newer);
+    this.leave();
+    this.comparison = comparison;
+    if (this.panel) this.panel.title = `Compare: ${basename(comparison.newer)} ← ${basename(comparison.olderName)}`;
+    this.push();
+  }
+
+  /** What the panel shows (or will show as soon as it is visible): a transcript and step, a comparison, or why nothing. */
+  get showing(): InspectorShowing {
+    const comparison = this.comparison;
+    if (comparison) {
+      const step = this.comparisonSelected(comparison.report);
+      return { file: comparison.report.file, ...(step === undefined ? {} : { step }), comparedWith: comparison.olderName };
+    }
+    const report = this.session?.report;
+    if (!report) return { reason: this.session ? 'checking' : this.unreadable ?? 'no transcript' };
+    const step = chooseStep(report, this.session?.selectedStep);
+    return { file: report.file, ...(step === undefined ? {} : { step }) };
+  }
+
+  private comparisonSelected(report: Report): number | undefined {
+    return chooseStep(report, this.comparisonStep, report.steps.at(-1)?.index);
+  }
+
+  /** Stops showing the current session, comparison (its diagnostics go with it) or unreadable file. */
+  private leave(): void {
+    this.session = undefined;
+    this.sessionSubscription?.dispose();
+    this.sessionSubscription = undefined;
+    this.unreadable = undefined;
+    const comparison = this.comparison;
+    this.comparison = undefined;
+    this.comparisonStep = undefined;
+    this.shown = { ...this.shown, report: undefined };
+    comparison?.onClose();
+  }
+
   private follow(session: Session): void {
     if (session === this.session) return;
+    this.leave();
     this.session = session;
-    this.unreadable = undefined;
-    this.sessionSubscription?.dispose();
     this.sessionSubscription = session.onDidChange(() => this.push());
-    if (this.panel) this.panel.title = `Inspector: ${session.uri.path.split('/').pop() ?? ''}`;
-    this.shown = { ...this.shown, report: undefined };
+    if (this.panel) this.panel.title = `Inspector: ${basename(session.uri)}`;
     this.push();
   }
 
@@ -167,6 +216,7 @@ class InspectorHost implements vscode.Disposable {
         this.push();
         return;
       case 'selectStep':
+        if (this.comparison) this.comparisonStep = message.step;
         session?.selectStep(message.step);
         this.push();
         return;
@@ -187,6 +237,7 @@ class InspectorHost implements vscode.Disposable {
   /** Sends what changed since the webview's last message: the transcript view, a step, or nothing. */
   private push(): void {
     if (!this.panel || !this.shown.ready) return;
+    if (this.comparison) return this.pushComparison(this.comparison);
     const session = this.session;
     const report = session?.report;
     if (!session || !report) {
@@ -202,12 +253,22 @@ class InspectorHost implements vscode.Disposable {
       if (detail) this.post({ type: 'step', selected: step, detail });
     }
     this.shown = { report, step, ready: true };
-    this.showing = { file: report.file, ...(step === undefined ? {} : { step }) };
+  }
+
+  /** A comparison's steps, its snapshot step selected; no fix (neither file is edited). */
+  private pushComparison(comparison: Comparison): void {
+    const report = comparison.report;
+    const step = this.comparisonSelected(report);
+    if (report !== this.shown.report) this.post({ type: 'transcript', view: transcriptView(report, step, ENGINE) });
+    else if (step !== this.shown.step && step !== undefined) {
+      const detail = stepDetail(report, step, ENGINE);
+      if (detail) this.post({ type: 'step', selected: step, detail });
+    }
+    this.shown = { report, step, ready: true };
   }
 
   private showEmpty(reason: string): void {
     this.shown = { report: undefined, step: undefined, ready: true };
-    this.showing = { reason };
     this.post({ type: 'empty', reason });
   }
 
@@ -216,6 +277,7 @@ class InspectorHost implements vscode.Disposable {
   }
 
   private disposePanel(): void {
+    this.leave();
     for (const d of this.panelSubscriptions.splice(0)) d.dispose();
     const panel = this.panel;
     this.panel = undefined;
@@ -229,7 +291,12 @@ class InspectorHost implements vscode.Disposable {
 }
 
 /** Registers the command and the serializer; the extension calls this once on activation. */
-export function registerInspector(context: vscode.ExtensionContext, sessions: Sessions): { readonly showing: InspectorShowing } {
+export interface Inspector {
+  readonly showing: InspectorShowing;
+  showComparison(comparison: Comparison): void;
+}
+
+export function registerInspector(context: vscode.ExtensionContext, sessions: Sessions): Inspector {
   const host = new InspectorHost(context, sessions);
   context.subscriptions.push(
     host,

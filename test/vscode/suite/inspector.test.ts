@@ -2,12 +2,14 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, closeAll, example, fixture, openTranscript, repoPath, waitFor } from './helpers';
+import type { Report } from '../../../src/core/results';
+import type { InspectorShowing } from '../../../src/extension/inspector/panel';
+import { api, closeAll, codeOf, diagnosticsOf, example, fixture, openTranscript, repoPath, waitFor } from './helpers';
 
 /** A real Inspect AI `.eval` (a zip) from the shared corpus, read in place. */
 const EVAL = () => repoPath('..', 'shared', 'corpus', 'inspect-ai', 'inspect_log_message_deduplication.eval');
 
-async function showing(what: string, probe: (s: { file?: string; step?: number; reason?: string }) => boolean) {
+async function showing(what: string, probe: (s: InspectorShowing) => boolean) {
   const { inspector } = await api();
   return waitFor(`the inspector shows ${what}`, () => probe(inspector.showing) && inspector.showing);
 }
@@ -37,5 +39,37 @@ suite('inspector panel', () => {
     assert.equal(plain.session.report?.steps.length, 0, 'the request has no steps');
     const shown = await showing('anthropic-clean.json', (s) => s.file === plain.session.uri.fsPath);
     assert.equal(shown.step, undefined, 'no step selected');
+  });
+
+  test('"Compare with…" shows the snapshot step in the inspector; its findings are its own and go when the comparison closes', async () => {
+    const before = vscode.Uri.file(fixture('compare-before.json'));
+    const after = vscode.Uri.file(fixture('compare-after.json'));
+    const report = await vscode.commands.executeCommand<Report>('prefixLens.compareWith', before, after);
+    const snapshot = report.steps.at(-1);
+    assert.equal(snapshot?.source, 'snapshot');
+    const shown = await showing('the comparison', (s) => s.comparedWith === 'compare-before.json');
+    assert.equal(shown.file, after.fsPath);
+    assert.equal(shown.step, snapshot.index, 'the snapshot step (older left, newer right) is selected');
+    const rules = () => diagnosticsOf(after).map((d) => codeOf(d).value);
+    await waitFor('the comparison\'s findings', () => rules().includes('prefix-mutated'));
+    await waitFor('the file\'s own finding', () => rules().includes('tool-result-orphaned'));
+    assert.equal(rules().filter((r) => r === 'tool-result-orphaned').length, 1, `the file's own finding is not repeated: ${rules().join(', ')}`);
+    // Following another transcript closes the comparison and its diagnostics.
+    const { session } = await openTranscript(example('self-edit.trace.jsonl'));
+    await showing('self-edit', (s) => s.file === session.uri.fsPath && s.comparedWith === undefined);
+    await waitFor('the comparison\'s findings cleared', () => !rules().includes('prefix-mutated'));
+  });
+
+  test('"Compare with HEAD" never duplicates the file\'s own diagnostics', async () => {
+    const file = vscode.Uri.file(repoPath('examples', 'seed-incident.trace.jsonl')); // read only
+    const report = await vscode.commands.executeCommand<Report>('prefixLens.compareWithHead', file);
+    assert.equal(report.steps.at(-1)?.decision, 'patch', 'unchanged since HEAD');
+    const { sessions } = await api();
+    const session = await waitFor('the seed session', () => sessions.get(file)?.report && sessions.get(file));
+    await waitFor('its own diagnostics', () => diagnosticsOf(file).length >= (session.report?.findings.length ?? 1));
+    await new Promise((r) => setTimeout(r, 200));
+    const keys = diagnosticsOf(file).map((d) => `${codeOf(d).value} ${d.range.start.line}:${d.range.start.character} ${d.message}`);
+    assert.equal(new Set(keys).size, keys.length, `no diagnostic twice:\n${keys.join('\n')}`);
+    assert.equal(keys.length, session.report?.findings.length);
   });
 });
