@@ -13,6 +13,7 @@ import { anthropicAdapter } from '../../src/core/formats/anthropic';
 import { MAX_THREADS } from '../../src/core/formats/threads';
 import { toJsonReport } from '../../src/core/report/json';
 import { toMarkdown } from '../../src/core/report/markdown';
+import { toSarif } from '../../src/core/report/sarif';
 import { NO_COLOURS, plainReport } from '../../src/cli/plain';
 import { PROVIDERS, fileText, readEvents } from './provider-helpers';
 
@@ -43,13 +44,15 @@ describe('request-log threads: an interleaved sub-agent', () => {
     assert.equal(resumed.before.tools.length, 13);
   });
 
-  it('shows the thread of each step in the plain, JSON (and SARIF step list) and Markdown outputs', () => {
+  it('shows the thread of each step in the plain, JSON, SARIF and Markdown outputs', () => {
     const plain = plainReport(report, NO_COLOURS);
     assert.ok(plain.includes('step 2/4 thread 2 PATCH request'), plain.join('\n'));
     assert.deepEqual(toJsonReport(report).steps.map((s) => s.thread), [1, 2, 1, 1]);
     const markdown = toMarkdown(report);
     assert.match(markdown, /\| step \| thread \| line \|/);
     assert.match(markdown, /\| 2 \| 2 \| 4 \|/);
+    const sarif = toSarif([report], { toolVersion: '0', rulesDocUri: 'https://example.invalid/rules.md' }) as { runs: { properties: { reports: { steps: { thread?: number }[] }[] } }[] };
+    assert.deepEqual(sarif.runs[0]!.properties.reports[0]!.steps.map((s) => s.thread), [1, 2, 1, 1]);
   });
 
   it('a single-conversation log shows no thread column or label', () => {
