@@ -14,6 +14,8 @@ const targets = [
   { entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', platform: 'node' },
   // The inspector webview: dist/webview/inspector.js + inspector.css (+ Monaco's font); codicons copied below.
   { entryPoints: ['webview/inspector.ts'], outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'chrome120', loader: { '.ttf': 'file' }, assetNames: '[name]-[hash]' },
+  // The session view webview: dist/webview/session.js + session.css (no Monaco, no web components).
+  { entryPoints: { session: 'webview/session/main.ts' }, outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];
 
 const common = {
@@ -27,7 +29,7 @@ const common = {
 
 async function main() {
   const builds = targets
-    .filter((t) => t.entryPoints.every((e) => fs.existsSync(e)))
+    .filter((t) => Object.values(t.entryPoints).every((e) => fs.existsSync(e)))
     .map((t) => ({ ...common, ...t }));
   if (watch) {
     await Promise.all(builds.map(async (b) => (await esbuild.context(b)).watch()));

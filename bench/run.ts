@@ -10,7 +10,8 @@
  * 3. The live paths (bench/live.ts): proxy overhead per request against calling
  *    the upstream directly, the guard's cost on 10k-message requests, follow
  *    latency. `--live-only` runs just these.
- * 4. The inspector webview (bench/webview.ts), unless `--engine-only`.
+ * 4. The inspector webview (bench/webview.ts) and the session view
+ *    (bench/session-view.ts), unless `--engine-only`.
  *
  * Every engine measurement runs in a fresh child process (bench/measure.ts).
  * Results are merged into bench/results.json (see bench/results.ts) and printed.
@@ -136,6 +137,9 @@ async function inspectorResults(): Promise<void> {
     const entries = await benchWebview();
     removeResults(['inspector.']);
     addResult(entries);
+    const { benchSessionView } = await import('./session-view');
+    removeResults(['session-view.']);
+    addResult(await benchSessionView());
   } catch (error) {
     process.stdout.write(`inspector bench skipped: ${(error as Error).message.split('\n')[0]}\n`);
   }

@@ -16,7 +16,7 @@ export { decide, finding, RULE_IDS, RULES } from './findings';
 export type { CacheImpact, Decision, Finding, RelatedLocation, RuleId, RuleInfo, Severity, StepVerdict } from './findings';
 export type { FixKind } from './rules/rule';
 export type * from './model';
-export { pairKey, toolCalls, toolPairs, toolResults } from './model';
+export { CARRIED_FROM, pairKey, toolCalls, toolPairs, toolResults } from './model';
 export { pairStates, relatedLocations, type PairState } from './pairing';
 export type * from './results';
 export type { CacheReason, CacheRow, PairCounts, SessionSummary, UsageTotals } from './session';

@@ -6,7 +6,7 @@
  * runs plain Node).
  */
 import type { CheckOptions, Report, TokenEncoding } from '../core/index';
-import { checkAgainst, checkTranscript, detectFormat, inputFromText } from '../core/index';
+import { checkAgainst, checkTranscript, detectFormat, inputFromFile, inputFromText } from '../core/index';
 
 export type {
   CheckOptions,
@@ -26,8 +26,11 @@ export type {
   TextEdit,
   TokenEncoding,
   ToolPair,
+  JsonNode,
+  Message,
+  SessionSummary,
 } from '../core/index';
-export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES, toolPairs } from '../core/index';
+export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES, toolPairs, CARRIED_FROM, renderJson } from '../core/index';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';
@@ -64,4 +67,9 @@ export function checkRequest(request: CheckRequest): Report {
 /** True when the engine recognises the first bytes as a transcript format. */
 export function recognises(head: string): boolean {
   return detectFormat(head) !== undefined;
+}
+
+/** Checks a file on disk as the engine reads it (a zip such as `.eval` included): the session view's check. */
+export function checkFile(path: string, tokens: TokenEncoding | false): Report {
+  return checkTranscript(inputFromFile(path), { keepRewrites: true, tokens });
 }

@@ -15,6 +15,7 @@ import { exportReport } from './export';
 import { APPLY_FIX_COMMAND, applyFix } from './fixes';
 import { type Inspector, registerInspector } from './inspector/panel';
 import { Sessions } from './sessions';
+import { registerSessionView, type SessionEditors } from './session-view/editor';
 import { SessionStatus } from './status';
 import { nextRewrite, nextViolation, previousRewrite } from './stepping';
 import { REVEAL_COMMAND, RewritesTree, SELECT_STEP_COMMAND } from './tree';
@@ -28,6 +29,7 @@ export interface PrefixLensApi {
   readonly checker: Checker;
   /** What the inspector panel shows now. */
   readonly inspector: Inspector;
+  readonly sessionViews: SessionEditors;
 }
 
 type Command = (...args: never[]) => unknown;
@@ -90,9 +92,10 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     vscode.languages.registerCodeLensProvider(TRANSCRIPT_SELECTOR, lenses),
     vscode.window.createTreeView('prefixLens.rewrites', { treeDataProvider: tree, showCollapseAll: true }),
   );
+  const sessionViews = registerSessionView(context, checker);
   sessions.start();
   log.info('Prefix Lens activated');
-  return { sessions, tree, checker, inspector };
+  return { sessions, tree, checker, inspector, sessionViews };
 }
 
 export function deactivate(): void {

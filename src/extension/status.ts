@@ -7,8 +7,7 @@
 import * as vscode from 'vscode';
 import { isClean, statusText } from '../shared/session-text';
 import type { Session, Sessions } from './sessions';
-
-export const OPEN_SESSION_VIEW_COMMAND = 'prefixLens.openSessionView';
+import { OPEN_SESSION_VIEW_COMMAND } from './session-view/editor';
 
 export class SessionStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('prefixLens.session', vscode.StatusBarAlignment.Left, 50);

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { statusText } from '../shared/session-text';
+import { OPEN_SESSION_VIEW_COMMAND } from './session-view/editor';
 import type { Session, Sessions } from './sessions';
 import { pairStates, shownThread, toolPairs, type Decision, type Finding, type PairState, type Severity, type StepReport, type ToolPair } from './engine';
 
@@ -145,7 +146,7 @@ function fileItem(session: Session): vscode.TreeItem {
   item.description = summary ? statusText(summary) : '';
   if (summary && summary.decisions.patch + summary.decisions.defer + summary.decisions.abort === 0) item.description += ' · no rewrite steps';
   item.iconPath = new vscode.ThemeIcon('file');
-  item.command = { title: 'Open Session View', command: 'prefixLens.openSessionView', arguments: [session.uri] };
+  item.command = { title: 'Open Session View', command: OPEN_SESSION_VIEW_COMMAND, arguments: [session.uri] };
   return item;
 }
 

@@ -13,6 +13,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Report } from '../../src/core/results';
 import { renderWindow } from '../../src/core/render';
 import { inspectorHtml, makeNonce } from '../../src/extension/inspector/html';
+import { sessionHtml } from '../../src/extension/session-view/html';
 import { transcriptView, type InspectorEngine, stepDetail } from '../../src/extension/inspector/views';
 import type { StepDetail } from '../../src/shared/protocol';
 import type { Fixture } from './stub';
@@ -37,9 +38,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-async function buildStub(): Promise<string> {
+async function buildStub(entry = 'stub.ts'): Promise<string> {
   const result = await esbuild.build({
-    entryPoints: [join(__dirname, 'stub.ts')],
+    entryPoints: [join(__dirname, entry)],
     bundle: true,
     format: 'iife',
     platform: 'browser',
@@ -49,7 +50,7 @@ async function buildStub(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-function serve(stub: string): Promise<Server> {
+function serve(stub: string, sessionStub: string): Promise<Server> {
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const origin = `http://${request.headers.host}`;
@@ -57,6 +58,16 @@ function serve(stub: string): Promise<Server> {
       const theme = THEMES[(url.searchParams.get('theme') as ThemeName) ?? 'light'] ?? THEMES.light;
       const html = inspectorHtml({ cspSource: origin, nonce: makeNonce(), assetBase: `${origin}/dist`, preludeScripts: [`${origin}/stub.js`], bodyClass: theme.bodyClass });
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      return;
+    }
+    if (url.pathname === '/session') {
+      const theme = THEMES[(url.searchParams.get('theme') as ThemeName) ?? 'light'] ?? THEMES.light;
+      const html = sessionHtml({ cspSource: origin, nonce: makeNonce(), assetBase: `${origin}/dist`, preludeScripts: [`${origin}/session-stub.js`], bodyClass: theme.bodyClass });
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      return;
+    }
+    if (url.pathname === '/session-stub.js') {
+      response.writeHead(200, { 'content-type': TYPES['.js']! }).end(sessionStub);
       return;
     }
     if (url.pathname === '/favicon.ico') {
@@ -81,7 +92,7 @@ export async function startHarness(): Promise<Harness> {
   if (!existsSync(join(DIST, 'inspector.js'))) throw new Error('dist/webview is not built: run `node esbuild.js` first');
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: npm run test:webview installs it`);
   mkdirSync(OUTPUT, { recursive: true });
-  const server = await serve(await buildStub());
+  const server = await serve(await buildStub(), await buildStub('session-stub.ts'));
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

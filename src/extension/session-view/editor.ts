@@ -1,0 +1,162 @@
+/**
+ * The session view as a custom editor: the default editor for `.eval` (a zip
+ * VS Code refuses as binary), *Open With…* and the editor-title button for
+ * `.json` / `.jsonl`. A custom document is not a TextDocument, so the view
+ * reads and checks the file on disk itself (through the Checker for text, so
+ * a large file is checked in the worker) and checks it again when the file
+ * changes on disk: a growing file appears as it grows.
+ */
+import * as vscode from 'vscode';
+import { parseSessionWebviewMessage, SESSION_PROTOCOL_VERSION, type SessionHostMessage, type SessionWebviewMessage } from '../../shared/session-protocol';
+import type { Checker } from '../checker';
+import { checkFile, type Report } from '../engine';
+import type { SessionView } from '../../shared/session-protocol';
+import { readSettings } from '../settings';
+import { sessionHtml, makeNonce } from './html';
+import { sessionView } from './view';
+
+/** The default editor for `.eval`; an option for `.json` / `.jsonl`. */
+export const SESSION_EDITOR = 'prefixLens.session';
+export const SESSION_TEXT_EDITOR = 'prefixLens.sessionText';
+export const OPEN_SESSION_VIEW_COMMAND = 'prefixLens.openSessionView';
+
+/** Zips (`.eval`) are read as bytes and cannot be shown as text. */
+const isZip = (uri: vscode.Uri) => uri.path.toLowerCase().endsWith('.eval');
+
+/** Re-checks of a growing file wait this long after the last change. */
+const SETTLE_MS = 250;
+
+class SessionEditor implements vscode.Disposable {
+  private readonly subscriptions: vscode.Disposable[] = [];
+  /** What the webview was last sent (for the extension-host tests). */
+  lastView: SessionView | undefined;
+  private ready = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private checking: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly uri: vscode.Uri,
+    private readonly panel: vscode.WebviewPanel,
+    private readonly checker: Checker,
+    root: vscode.Uri,
+    private readonly onDispose: (editor: SessionEditor) => void,
+  ) {
+    const webview = panel.webview;
+    webview.options = { enableScripts: true, localResourceRoots: [root] };
+    webview.html = sessionHtml({ cspSource: webview.cspSource, nonce: makeNonce(), assetBase: webview.asWebviewUri(root).toString() });
+    const folder = vscode.Uri.joinPath(uri, '..');
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, uri.path.split('/').pop() ?? ''));
+    this.subscriptions.push(
+      watcher,
+      watcher.onDidChange(() => this.schedule()),
+      watcher.onDidCreate(() => this.schedule()),
+      webview.onDidReceiveMessage((raw) => {
+        const message = parseSessionWebviewMessage(raw);
+        if (message) void this.receive(message);
+      }),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.checking = this.checking.then(() => this.push());
+    }, SETTLE_MS);
+  }
+
+  private async check(): Promise<Report> {
+    const settings = readSettings(this.uri);
+    if (isZip(this.uri) && this.uri.scheme === 'file') return checkFile(this.uri.fsPath, settings.tokens);
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.uri));
+    const file = this.uri.scheme === 'file' ? this.uri.fsPath : this.uri.toString();
+    return this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens }, settings.workerThresholdBytes);
+  }
+
+  private async push(): Promise<void> {
+    if (!this.ready) return;
+    let message: SessionHostMessage;
+    try {
+      message = { type: 'session', view: sessionView(await this.check(), !isZip(this.uri)) };
+      this.lastView = message.view;
+    } catch (error) {
+      message = { type: 'empty', reason: `Prefix Lens cannot show this file as a session: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    void this.panel.webview.postMessage(message);
+  }
+
+  private async receive(message: SessionWebviewMessage): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        this.ready = message.protocol === SESSION_PROTOCOL_VERSION;
+        if (!this.ready) void this.panel.webview.postMessage({ type: 'empty', reason: 'The session view was updated: close and reopen it.' });
+        else await (this.checking = this.checking.then(() => this.push()));
+        return;
+      case 'openStep': {
+        // The inspector follows text documents: open the file as text first, then its step.
+        const document = await vscode.workspace.openTextDocument(this.uri);
+        await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: true });
+        await vscode.commands.executeCommand('prefixLens.inspectStep', this.uri, message.step);
+        return;
+      }
+      case 'reveal': {
+        const document = await vscode.workspace.openTextDocument(this.uri);
+        const range = new vscode.Range(document.positionAt(message.range.start), document.positionAt(message.range.end));
+        await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, selection: range });
+        return;
+      }
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    for (const d of this.subscriptions.splice(0)) d.dispose();
+    this.onDispose(this);
+  }
+}
+
+/** The open session views (the extension API lists them for the tests). */
+export class SessionEditors implements vscode.CustomReadonlyEditorProvider, vscode.Disposable {
+  private readonly open = new Set<SessionEditor>();
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly checker: Checker,
+  ) {}
+
+  /** The open views of a file, with what each was last sent. */
+  viewsOf(uri: vscode.Uri): { readonly lastView: SessionView | undefined }[] {
+    return [...this.open].filter((e) => e.uri.toString() === uri.toString());
+  }
+
+  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
+    return { uri, dispose: () => undefined };
+  }
+
+  resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
+    const root = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview');
+    this.open.add(new SessionEditor(document.uri, panel, this.checker, root, (e) => this.open.delete(e)));
+  }
+
+  dispose(): void {
+    for (const editor of [...this.open]) editor.dispose();
+  }
+}
+
+/** Registers both editor types and the command that opens the view for a file (default: the active editor's). */
+export function registerSessionView(context: vscode.ExtensionContext, checker: Checker): SessionEditors {
+  const provider = new SessionEditors(context, checker);
+  const options = { webviewOptions: { retainContextWhenHidden: false }, supportsMultipleEditorsPerDocument: true };
+  context.subscriptions.push(
+    provider,
+    vscode.window.registerCustomEditorProvider(SESSION_EDITOR, provider, options),
+    vscode.window.registerCustomEditorProvider(SESSION_TEXT_EDITOR, provider, options),
+    vscode.commands.registerCommand(OPEN_SESSION_VIEW_COMMAND, async (uri?: vscode.Uri) => {
+      const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+      if (!target) return;
+      await vscode.commands.executeCommand('vscode.openWith', target, isZip(target) ? SESSION_EDITOR : SESSION_TEXT_EDITOR);
+    }),
+  );
+  return provider;
+}

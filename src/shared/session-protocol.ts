@@ -1,0 +1,112 @@
+/**
+ * The session view's message protocol, in the inspector's style (see
+ * protocol.ts): one module shared by the host (`src/extension/session-view/`)
+ * and the webview (`webview/session.ts`), plain data only. The webview posts
+ * `ready`; the host answers with a full `session` snapshot, and sends a new
+ * snapshot whenever the file changes (a growing file shows as it grows).
+ * Transcript text travels as data and is only ever shown as text.
+ */
+import type { Decision, RuleId, Severity } from '../core/findings';
+import type { PairState } from '../core/pairing';
+import type { Role } from '../core/model';
+import type { SessionSummary } from '../core/session';
+import type { SourceRange } from '../core/text';
+
+export const SESSION_PROTOCOL_VERSION = 1;
+export const SESSION_VIEW_TYPE = 'prefixLens.session';
+
+/** A finding shown at its message (or step). */
+export interface RowFinding {
+  readonly rule: RuleId;
+  readonly severity: Severity;
+  readonly message: string;
+  readonly range: SourceRange;
+}
+
+/** A tool call or result inside a message row. */
+export interface RowTool {
+  readonly role: 'call' | 'result';
+  readonly id: string;
+  readonly name: string;
+  /** The input (call) or content (result) as text, capped; `size` is the full length. */
+  readonly text: string;
+  readonly size: number;
+  readonly state: PairState;
+  /** Row index of the partner (the result of a call, the call of a result), when it is in the timeline. */
+  readonly partner?: number;
+  readonly isError?: boolean;
+}
+
+export type TimelineRow =
+  | {
+      readonly kind: 'message';
+      readonly role: Role;
+      /** The message's text blocks, joined (capped; `size` is the full length). */
+      readonly text: string;
+      readonly size: number;
+      readonly tools: readonly RowTool[];
+      /** Other blocks (thinking, images, compaction items), by type. */
+      readonly opaque: readonly string[];
+      readonly elision: boolean;
+      /** Not in the last window: history a rewrite dropped. */
+      readonly dropped: boolean;
+      readonly findings: readonly RowFinding[];
+      readonly range?: SourceRange;
+    }
+  | {
+      readonly kind: 'step';
+      readonly index: number;
+      readonly decision: Decision;
+      readonly source: string;
+      readonly rules: readonly RuleId[];
+      readonly findings: readonly RowFinding[];
+      readonly range?: SourceRange;
+    };
+
+export interface SessionView {
+  readonly protocol: typeof SESSION_PROTOCOL_VERSION;
+  readonly file: string;
+  readonly summary: SessionSummary;
+  /** Errors and warnings. */
+  readonly problems: number;
+  readonly rows: readonly TimelineRow[];
+  /** Tool names, for the filter. */
+  readonly tools: readonly string[];
+  /** The file can be shown as text (reveal) and inspected (steps); false for a zip (`.eval`). */
+  readonly textual: boolean;
+}
+
+export type SessionHostMessage = { readonly type: 'session'; readonly view: SessionView } | { readonly type: 'empty'; readonly reason: string };
+
+export type SessionWebviewMessage =
+  | { readonly type: 'ready'; readonly protocol: number }
+  | { readonly type: 'openStep'; readonly step: number }
+  | { readonly type: 'reveal'; readonly range: SourceRange };
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** Validates a message from the session webview (untrusted) before the host acts on it. */
+export function parseSessionWebviewMessage(value: unknown): SessionWebviewMessage | undefined {
+  if (!isRecord(value)) return undefined;
+  switch (value.type) {
+    case 'ready':
+      return typeof value.protocol === 'number' ? { type: 'ready', protocol: value.protocol } : undefined;
+    case 'openStep':
+      return isCount(value.step) && value.step > 0 ? { type: 'openStep', step: value.step } : undefined;
+    case 'reveal': {
+      const range = value.range;
+      if (!isRecord(range) || !isCount(range.start) || !isCount(range.end) || range.end < range.start) return undefined;
+      return { type: 'reveal', range: { start: range.start, end: range.end } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Validates a message from the host; the webview ignores anything else. */
+export function isSessionHostMessage(value: unknown): value is SessionHostMessage {
+  if (!isRecord(value)) return false;
+  if (value.type === 'session') return isRecord(value.view) && Array.isArray(value.view.rows) && isRecord(value.view.summary);
+  return value.type === 'empty' && typeof value.reason === 'string';
+}

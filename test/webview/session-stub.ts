@@ -1,0 +1,35 @@
+/**
+ * The session view tests' stand-in for VS Code: `acquireVsCodeApi` whose host
+ * answers `ready` with the snapshot in `window.__session` (built in Node by the
+ * real view builder), records what the webview posts, and can push a new
+ * snapshot (`window.__push`) as a growing file would. Applies the theme's
+ * `--vscode-*` variables, as VS Code does.
+ */
+import { parseSessionWebviewMessage, type SessionHostMessage, type SessionView, type SessionWebviewMessage } from '../../src/shared/session-protocol';
+
+interface TestWindow {
+  __session: { view: SessionView; theme: { bodyClass: string; vars: Record<string, string> } };
+  __posted: SessionWebviewMessage[];
+  __push(view: SessionView): void;
+  acquireVsCodeApi(): unknown;
+}
+
+const page = window as unknown as TestWindow;
+const fixture = page.__session;
+page.__posted = [];
+for (const [name, value] of Object.entries(fixture.theme.vars)) document.documentElement.style.setProperty(name, value);
+document.body.classList.add(fixture.theme.bodyClass);
+
+function send(message: SessionHostMessage): void {
+  setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: message })), 0);
+}
+page.__push = (view) => send({ type: 'session', view });
+
+page.acquireVsCodeApi = () => ({
+  postMessage(raw: unknown) {
+    const message = parseSessionWebviewMessage(JSON.parse(JSON.stringify(raw)));
+    if (!message) throw new Error(`invalid message ${JSON.stringify(raw)}`);
+    page.__posted.push(message);
+    if (message.type === 'ready') send({ type: 'session', view: fixture.view });
+  },
+});

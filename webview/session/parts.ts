@@ -1,0 +1,122 @@
+/**
+ * The session view's pieces: the header, one timeline row, and the selected
+ * row in full (text with its real line breaks, each tool call's input folded
+ * behind its size, its result beside it, the pair linked both ways).
+ */
+import type { RowFinding, RowTool, SessionView, SessionWebviewMessage, TimelineRow } from '../../src/shared/session-protocol';
+import { pairsText } from '../../src/shared/session-text';
+import { el } from './dom';
+import { isProblem, sizeText } from './navigate';
+
+const number = (n: number) => n.toLocaleString('en-US');
+const plural = (n: number, word: string) => `${number(n)} ${word}${n === 1 ? '' : 's'}`;
+
+function chip(text: string, className: string, title?: string): HTMLElement {
+  return el('span', { className: `sv-chip ${className}`, text, ...(title ? { title } : {}) });
+}
+
+export function headerOf(view: SessionView): HTMLElement[] {
+  const s = view.summary;
+  const d = s.decisions;
+  const facts = [
+    s.format,
+    ...(s.models.length > 0 ? [s.models.join(', ')] : []),
+    ...(s.firstTime && s.lastTime ? [`${s.firstTime.replace('T', ' ').slice(0, 19)} – ${s.lastTime.replace('T', ' ').slice(0, 19)}`] : []),
+    plural(s.turns, 'turn'),
+    plural(s.messages, 'message'),
+    pairsText(s.pairs),
+    plural(s.compactions, 'compaction'),
+    `steps: ${d.patch} patch · ${d.defer} defer · ${d.abort} abort`,
+  ];
+  const title = el('h1', { text: view.file.split(/[\\/]/).pop() ?? view.file, title: view.file });
+  const verdict = view.problems === 0 && s.pairs.orphaned === 0 && d.abort + d.defer === 0 ? chip('clean ✓', 'sv-pass') : chip(plural(view.problems, 'problem'), 'sv-error');
+  const out: HTMLElement[] = [el('div', { className: 'sv-title' }, title, verdict), el('div', { className: 'sv-facts', text: facts.join(' · ') })];
+  if (s.usage) {
+    const u = s.usage;
+    const drops = s.cache.filter((c) => c.agreement === 'drop');
+    const writes = u.cacheWrite === undefined ? '' : ` · ${number(u.cacheWrite)} written`;
+    out.push(el('div', { className: 'sv-facts', text: `log: ${plural(u.requests, 'request')} · ${number(u.promptTokens)} input tokens · ${number(u.cacheRead)} cache read${writes} · ${number(u.outputTokens)} output · ${plural(drops.length, 'cache drop')}` }));
+    if (drops.length > 0) {
+      const list = el('ul', { className: 'sv-drops' }, ...drops.map((c) => el('li', { text: `request ${c.index}: read ${number(c.cacheRead)} of ${number(c.expectedRead ?? 0)} left cached · ${c.reason ?? ''}: ${c.detail ?? ''}` })));
+      out.push(el('details', {}, el('summary', { text: 'Cache drops the log reports, and why' }), list));
+    }
+  }
+  return out;
+}
+
+const ROLE_LABEL = { user: 'user', assistant: 'assistant', tool: 'tool', system: 'system' } as const;
+
+function findingChips(findings: readonly RowFinding[]): HTMLElement[] {
+  return findings.map((f) => chip(f.rule, `sv-${f.severity}`, f.message));
+}
+
+function toolChip(tool: RowTool, onPartner: (row: number) => void): HTMLElement {
+  const state = tool.state === 'paired' ? '' : ` · ${tool.state}`;
+  const label = `${tool.role === 'call' ? '→' : '←'} ${tool.name || tool.id} · ${sizeText(tool.size)}${state}`;
+  const c = el('button', { className: `sv-chip sv-tool sv-${tool.state}${tool.isError ? ' sv-error' : ''}`, text: label, title: `${tool.role} ${tool.id}`, attrs: { 'data-call': tool.id, 'data-role': tool.role } });
+  c.addEventListener('click', (e) => {
+    e.stopPropagation();
+    if (tool.partner !== undefined) onPartner(tool.partner);
+  });
+  return c;
+}
+
+/** One row of the timeline (fixed height: the text is a preview; the detail pane shows it all). */
+export function rowElement(row: TimelineRow, index: number, selected: boolean, onPartner: (row: number) => void): HTMLElement {
+  const attrs = { role: 'option', 'aria-selected': String(selected), 'data-index': String(index), 'data-kind': row.kind };
+  if (row.kind === 'step') {
+    return el(
+      'div',
+      { className: `sv-row sv-step sv-${row.decision}${selected ? ' sv-selected' : ''}`, attrs },
+      chip(row.decision.toUpperCase(), `sv-decision sv-${row.decision}`),
+      el('span', { className: 'sv-preview', text: `Step ${row.index} · ${row.source}${row.rules.length > 0 ? ` · ${row.rules.join(', ')}` : ''}` }),
+      ...findingChips(row.findings.slice(0, 3)),
+    );
+  }
+  const marker = row.elision ? chip('compaction', 'sv-elision') : undefined;
+  const problem = isProblem(row) ? ' sv-problem' : '';
+  const head = el('div', { className: 'sv-line' }, chip(ROLE_LABEL[row.role], `sv-role sv-${row.role}`), ...(marker ? [marker] : []), ...(row.dropped ? [chip('dropped by a rewrite', 'sv-muted')] : []), ...row.tools.slice(0, 6).map((t) => toolChip(t, onPartner)), ...findingChips(row.findings.slice(0, 3)));
+  const preview = row.text || row.tools.map((t) => t.text.slice(0, 200)).join(' · ') || row.opaque.map((t) => `[${t}]`).join(' ');
+  return el('div', { className: `sv-row sv-message${problem}${selected ? ' sv-selected' : ''}`, attrs }, head, el('div', { className: 'sv-preview', text: preview.slice(0, 400) }));
+}
+
+interface DetailActions {
+  select(row: number): void;
+  post(message: SessionWebviewMessage): void;
+}
+
+function findingList(findings: readonly RowFinding[], view: SessionView, actions: DetailActions): HTMLElement[] {
+  return findings.map((f) => {
+    const item = el('button', { className: `sv-finding sv-${f.severity}`, text: `${f.severity} · ${f.rule}: ${f.message}`, title: view.textual ? 'Show the exact bytes in the text editor' : '' });
+    item.addEventListener('click', () => view.textual && actions.post({ type: 'reveal', range: f.range }));
+    return item;
+  });
+}
+
+function partnerOf(view: SessionView, tool: RowTool): RowTool | undefined {
+  const row = tool.partner === undefined ? undefined : view.rows[tool.partner];
+  return row?.kind === 'message' ? row.tools.find((t) => t.id === tool.id && t.role !== tool.role) : undefined;
+}
+
+function toolDetail(view: SessionView, tool: RowTool, actions: DetailActions): HTMLElement {
+  const partner = partnerOf(view, tool);
+  const link = el('button', { className: 'sv-link', text: tool.partner === undefined ? `no ${tool.role === 'call' ? 'result' : 'call'} (${tool.state})` : `${tool.role === 'call' ? 'result' : 'call'} at row ${tool.partner + 1} ↗`, attrs: { 'data-partner': String(tool.partner ?? '') } });
+  link.addEventListener('click', () => tool.partner !== undefined && actions.select(tool.partner));
+  const body = el('details', {}, el('summary', { text: `${tool.role === 'call' ? 'input' : 'content'} · ${sizeText(tool.size)}` }), el('pre', { text: tool.text + (tool.size > tool.text.length ? '\n…' : '') }));
+  const beside = partner && tool.role === 'call' ? [el('div', { className: 'sv-beside' }, el('div', { className: 'sv-muted', text: `result · ${sizeText(partner.size)}` }), el('pre', { text: partner.text.slice(0, 2000) }))] : [];
+  return el('div', { className: `sv-tool-detail sv-${tool.state}` }, el('div', { className: 'sv-line' }, el('strong', { text: `${tool.role} ${tool.name}` }), el('code', { text: tool.id }), link), body, ...beside);
+}
+
+/** The selected row in full. */
+export function detailOf(view: SessionView, row: TimelineRow, index: number, actions: DetailActions): HTMLElement[] {
+  if (row.kind === 'step') {
+    const open = el('button', { className: 'sv-link', text: view.textual ? 'Open this step in the inspector ↗' : 'The inspector needs the file as text (not a zip)' });
+    open.addEventListener('click', () => view.textual && actions.post({ type: 'openStep', step: row.index }));
+    return [el('h2', { text: `Step ${row.index} · ${row.decision.toUpperCase()} · ${row.source}` }), open, ...findingList(row.findings, view, actions)];
+  }
+  const title = el('h2', { text: `${row.role} · row ${index + 1}${row.elision ? ' · compaction summary' : ''}${row.dropped ? ' · dropped by a rewrite' : ''}` });
+  const text = el('pre', { className: 'sv-text', text: row.text + (row.size > row.text.length ? `\n… (${sizeText(row.size)} in all)` : '') });
+  const reveal = el('button', { className: 'sv-link', text: 'Show in the file ↗' });
+  reveal.addEventListener('click', () => row.range && view.textual && actions.post({ type: 'reveal', range: row.range }));
+  return [title, ...(view.textual && row.range ? [reveal] : []), ...findingList(row.findings, view, actions), text, ...row.opaque.map((t) => el('div', { className: 'sv-muted', text: `[${t}]` })), ...row.tools.map((t) => toolDetail(view, t, actions))];
+}
