@@ -11,14 +11,15 @@
  * Findings cannot point into the compressed bytes of a `.eval`: there every
  * range is {0,0} and messages name the zip entry.
  */
-import { unzipSync } from 'fflate';
 import { finding } from '../findings';
+import { LimitError, resolveLimits, type Limits } from '../limits';
 import { parseJson, prop, type JsonArray, type JsonNode } from '../json/parse';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { asArray, asString } from '../json/nodes';
 import { consumedBoundary, findingEvent, neutralRole } from './common';
+import { readZip } from './zip';
 
 export const inspectAdapter: FormatAdapter = {
   id: 'inspect',
@@ -41,7 +42,7 @@ const ZERO: SourceRange = { start: 0, end: 0 };
 function* readInspect(input: TranscriptInput): Generator<TranscriptEvent> {
   const bytes = input.bytes();
   if (bytes[0] === 0x50 && bytes[1] === 0x4b) {
-    yield* readEvalZip(bytes);
+    yield* readEvalZip(bytes, resolveLimits(input.limits));
     return;
   }
   const text = new TextDecoder().decode(bytes);
@@ -56,19 +57,20 @@ function* readInspect(input: TranscriptInput): Generator<TranscriptEvent> {
   yield* readSamples(asArray(prop(parsed.node, 'samples'))?.items ?? [], locator);
 }
 
-function* readEvalZip(bytes: Uint8Array): Generator<TranscriptEvent> {
-  let entries: Record<string, Uint8Array>;
+function* readEvalZip(bytes: Uint8Array, limits: Limits): Generator<TranscriptEvent> {
+  let entries: Map<string, Uint8Array>;
   try {
-    entries = unzipSync(bytes, { filter: (file) => /^samples\/[^/]+\.json$/.test(file.name) });
+    entries = readZip(bytes, (name) => /^samples\/[^/]+\.json$/.test(name), limits);
   } catch (error) {
+    if (error instanceof LimitError) throw error;
     yield findingEvent(finding('invalid-json', ZERO, `Inspect .eval is not a readable zip: ${(error as Error).message}`));
     yield { kind: 'window', window: emptyWindow() };
     return;
   }
-  const names = Object.keys(entries).sort(naturalOrder);
+  const names = [...entries.keys()].sort(naturalOrder);
   const samples: { node: JsonNode; locator: Locator }[] = [];
   for (const name of names) {
-    const text = new TextDecoder().decode(entries[name]);
+    const text = new TextDecoder().decode(entries.get(name));
     const parsed = parseJson(text);
     const locator: Locator = { range: () => ZERO, where: `${name}: ` };
     if (parsed.ok) samples.push({ node: parsed.node, locator });
