@@ -3,8 +3,10 @@
  * reader keeps opaque although they hold a call or result in a shape it does
  * not read are counted, and said once in an info finding with the count and
  * the first location. Fixtures written here reproduce the shapes: Gemini-style
- * `parts` in a Claude-Code-like envelope (as Qwen Code writes its sessions),
- * and a Chat request using the legacy `function_call` field.
+ * `functionCall` / `functionResponse` parts inside a Claude Code line's
+ * `content` (a converted session), and a Chat request using the legacy
+ * `function_call` field. (Lines whose message has `parts` instead of
+ * `content`, Qwen Code's envelope, are the Claude Code reader's own finding.)
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,13 +15,14 @@ import { inputFromFile } from '../../src/core/io';
 import { fixture, lineOf, textAt } from './wild-helpers';
 
 const OPTIONS = { tokens: false } as const;
-const ENVELOPE = fixture('unread', 'parts-envelope.jsonl');
+const ENVELOPE = fixture('unread', 'gemini-parts-in-content.jsonl');
 const LEGACY = fixture('unread', 'chat-legacy-function-call.json');
 
 describe('parts a reader cannot see', () => {
-  it('Gemini-style functionCall/functionResponse parts read as Claude Code: one info with the count and the first part', () => {
+  it('Gemini-style functionCall/functionResponse parts in Claude Code content: one info with the count and the first part, nothing else', () => {
     const report = checkTranscript(inputFromFile(ENVELOPE), { ...OPTIONS, format: 'claude-code' });
     const unread = report.findings.filter((f) => /in a shape the/.test(f.message));
+    assert.equal(report.findings.length, 1, 'one finding per cause');
     assert.equal(unread.length, 1);
     assert.equal(unread[0]!.severity, 'info');
     assert.equal(unread[0]!.rule, 'record-skipped');

@@ -117,8 +117,7 @@ function classify(node: JsonNode, range: SourceRange, index: number, lineNumber:
   };
   if ((type === 'user' || type === 'assistant') && prop(node, 'message')?.type === 'object' && !isTrue(node, 'isApiErrorMessage')) {
     const message = prop(node, 'message');
-    // Gemini-style `parts` in a Claude-Code-like envelope: read as blocks, so parts this reader cannot pair are counted, not invisible.
-    const content = prop(message, 'content') ?? prop(message, 'parts');
+    const content = prop(message, 'content');
     return {
       ...base,
       kind: 'message',
