@@ -165,7 +165,7 @@ class Inspector {
     const tokens = detail.before.boundaryTokens;
     this.columns.replaceChildren(
       el('div', { text: `Consumed prefix as the model saw it · step ${detail.step.index}, before` }),
-      el('div', { text: previewing ? 'Planned fix: whole-pair compaction (preview)' : `Proposed rewrite · ${detail.step.source}` }),
+      el('div', { text: previewing && detail.fix ? `Planned fix: ${detail.fix.title} (preview)` : `Proposed rewrite · ${detail.step.source}` }),
     );
     this.pairs.replaceChildren(...pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id)));
     const tokenText = tokens === undefined ? '' : ` · token ${number(tokens)}`;
@@ -200,7 +200,7 @@ class Inspector {
     });
     toggle.classList.add('pl-preview-toggle');
     toggle.setAttribute('aria-pressed', String(previewing));
-    const apply = button('Apply', 'check', `${detail.fix.title}: the same edit as the quick fix`, () => {
+    const apply = button(detail.fix.title, 'check', `${detail.fix.title}: the same fix as the quick fix`, () => {
       this.post({ type: 'applyFix', step: detail.step.index });
     }, false);
     this.fixSlot.replaceChildren(toggle, apply);

@@ -1,12 +1,12 @@
 /**
  * Quick fixes keyed on rule ids: each Prefix Lens diagnostic in the request
- * maps back to its finding; an aborting step offers "Compact in whole pairs"
- * (preferred), a window-level orphan offers "Remove orphaned tool result" or
+ * maps back to its finding; an aborting step offers the whole-pair fix
+ * (preferred; a command writing a repaired copy on a log), a window-level orphan offers "Remove orphaned tool result" or
  * "Add a placeholder result for the pending call" (preferred).
  */
 import * as vscode from 'vscode';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
-import { compactFix, orphanFix, type PlannedFix } from './fixes';
+import { APPLY_FIX_COMMAND, compactFix, fixesToCopy, orphanFix, type PlannedFix } from './fixes';
 import type { Session, Sessions } from './sessions';
 import { type Finding, RULES, type RuleId } from './engine';
 
@@ -51,7 +51,10 @@ export class TranscriptCodeActions implements vscode.CodeActionProvider {
         continue;
       }
       const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
-      action.edit = fix.edit;
+      // A log a writer appends to is never edited: the command writes a repaired copy.
+      if (fix.kind === 'compact' && fixesToCopy(session)) {
+        action.command = { title: fix.title, command: APPLY_FIX_COMMAND, arguments: [session.uri, finding?.step] };
+      } else action.edit = fix.edit;
       action.diagnostics = [diagnostic];
       action.isPreferred = true;
       actions.set(fix.title, action);

@@ -1,18 +1,49 @@
 /**
- * The quick fixes as WorkspaceEdits: "Compact in whole pairs" from the engine's
- * fix planner for an aborting step, and the two single-window fixes. Each fix
- * is ONE WorkspaceEdit (one undo step) holding only the planner's edits, so
- * every other byte of the file stays as it was.
+ * The quick fixes as WorkspaceEdits: the whole-pair fix from the engine's fix
+ * planner for an aborting step (one name, "Compact in whole pairs", or "Revert
+ * the rewrite" when the plan only gives back the window before it), and the two
+ * single-window fixes. Each fix is ONE WorkspaceEdit (one undo step) holding
+ * only the planner's edits, so every other byte of the file stays as it was.
+ *
+ * A request log, or a file that grew on disk while open (a writer appends to
+ * it), is never edited: the whole-pair fix writes a repaired copy beside it, so
+ * nothing a writer appends is lost and no save can conflict.
  */
 import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
 import type { Session } from './sessions';
-import { addPlaceholderResult, type Finding, planFix, removeOrphanedResult, type TextEdit } from './engine';
+import { addPlaceholderResult, applyEdits, type Finding, planFix, removeOrphanedResult, type TextEdit } from './engine';
 
 export interface PlannedFix {
   readonly title: string;
   readonly kind: 'compact' | 'remove-result' | 'add-result';
   readonly edit: vscode.WorkspaceEdit;
+  /** The whole repaired text, for a repaired copy (whole-pair fix only). */
+  readonly repaired?: string;
+}
+
+/** What `prefixLens.applyFix` did: edited the file in place, or wrote a repaired copy (`copy`). */
+export interface FixOutcome {
+  readonly applied: boolean;
+  readonly copy?: vscode.Uri;
+}
+
+/** Agent session logs their agent keeps appending to. */
+const APPEND_ONLY_FORMATS: ReadonlySet<string> = new Set(['claude-code', 'codex', 'gemini-cli']);
+
+/** A request log, an agent's own session log, or a file that grew on disk while open: fixes go to a copy. */
+export function fixesToCopy(session: Session): boolean {
+  const report = session.report;
+  if (session.grewOnDisk || (report && APPEND_ONLY_FORMATS.has(report.format))) return true;
+  return report?.steps.some((s) => s.source === 'request') ?? false;
+}
+
+/** `x.requests.jsonl` → `x.requests.repaired.jsonl`, beside it. */
+export function repairedCopyUri(uri: vscode.Uri): vscode.Uri {
+  const name = uri.path.split('/').pop() ?? 'transcript';
+  const dot = name.lastIndexOf('.');
+  const copy = dot > 0 ? `${name.slice(0, dot)}.repaired${name.slice(dot)}` : `${name}.repaired`;
+  return vscode.Uri.joinPath(uri, '..', copy);
 }
 
 function workspaceEdit(session: Session, edits: readonly TextEdit[]): vscode.WorkspaceEdit {
@@ -26,13 +57,15 @@ function fresh(session: Session): boolean {
   return session.report !== undefined && session.reportVersion === session.document.version;
 }
 
-/** "Compact in whole pairs" for an aborting step, or undefined when the planner has none. */
+/** The whole-pair fix for an aborting step, or undefined when the planner has none. */
 export function compactFix(session: Session, stepIndex: number): PlannedFix | undefined {
   const step = session.step(stepIndex);
   if (!fresh(session) || !step?.rewrite || step.decision !== 'abort') return undefined;
-  const plan = planFix(step.rewrite, session.document.getText());
+  const text = session.document.getText();
+  const plan = planFix(step.rewrite, text);
   if (!plan || plan.edits.length === 0 || plan.verdict.decision === 'abort') return undefined;
-  return { title: `Compact in whole pairs (step ${stepIndex})`, kind: 'compact', edit: workspaceEdit(session, plan.edits) };
+  const title = `${plan.title} (step ${stepIndex})${fixesToCopy(session) ? ' in a repaired copy' : ''}`;
+  return { title, kind: 'compact', edit: workspaceEdit(session, plan.edits), repaired: applyEdits(text, plan.edits) };
 }
 
 /** The single-window fix for an orphan finding (no step): remove the result, or add a placeholder result. */
@@ -51,13 +84,19 @@ export function orphanFix(session: Session, finding: Finding): PlannedFix | unde
   return undefined;
 }
 
-/** `prefixLens.applyFix(uri, step)` (the inspector's Apply): the step's compaction fix as one edit; false when there is none. */
+/** `prefixLens.applyFix(uri, step)` (the inspector's fix button, the quick fix on a log): one edit, or a repaired copy. */
 export const APPLY_FIX_COMMAND = 'prefixLens.applyFix';
 
-export function applyFix(ctx: Ctx): (uri: vscode.Uri, step: number) => Promise<boolean> {
+export function applyFix(ctx: Ctx): (uri: vscode.Uri, step: number) => Promise<FixOutcome> {
   return async (uri, step) => {
     const session = ctx.sessions.get(uri);
     const fix = session && compactFix(session, step);
-    return fix ? vscode.workspace.applyEdit(fix.edit) : false;
+    if (!session || !fix) return { applied: false };
+    if (!fixesToCopy(session) || fix.repaired === undefined) return { applied: await vscode.workspace.applyEdit(fix.edit) };
+    const copy = repairedCopyUri(session.uri);
+    await vscode.workspace.fs.writeFile(copy, new TextEncoder().encode(fix.repaired));
+    const name = copy.path.split('/').pop() ?? '';
+    void vscode.window.showInformationMessage(`Prefix Lens: wrote the repaired copy ${name} beside the log; the log itself is left as written.`);
+    return { applied: true, copy };
   };
 }

@@ -22,6 +22,8 @@ export class Session {
   private selected: number | undefined;
   /** The document version the report was computed for. */
   reportVersion = -1;
+  /** The file changed on disk while open (a writer appends to it): fixes write a repaired copy. */
+  grewOnDisk = false;
 
   constructor(readonly document: vscode.TextDocument) {}
 
@@ -114,7 +116,7 @@ export class Sessions implements vscode.Disposable {
   constructor(private readonly checker: Checker) {
     this.subscriptions.push(
       vscode.workspace.onDidOpenTextDocument((d) => void this.open(d)),
-      vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length > 0 && this.schedule(e.document)),
+      vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length > 0 && this.changed(e)),
       vscode.workspace.onDidChangeConfiguration((e) => RECHECK_KEYS.some((k) => e.affectsConfiguration(k)) && void this.refreshAll()),
       vscode.workspace.onDidCloseTextDocument((d) => this.close(d.uri)),
       vscode.window.onDidChangeActiveTextEditor((e) => this.updateActive(e)),
@@ -171,6 +173,15 @@ export class Sessions implements vscode.Disposable {
       if (!isTranscript(session.document, settings)) return this.close(session.uri);
       void vscode.window.showWarningMessage(`Prefix Lens could not check ${file}: ${String(error)}`);
     }
+  }
+
+  private changed(e: vscode.TextDocumentChangeEvent): void {
+    // A clean document that gained text at its end by no edit, undo or redo: a writer appended to the file.
+    const session = this.get(e.document.uri);
+    const length = e.document.getText().length;
+    const appended = e.contentChanges.every((c) => c.rangeLength === 0 && c.rangeOffset + c.text.length === length);
+    if (session && e.reason === undefined && !e.document.isDirty && appended) session.grewOnDisk = true;
+    this.schedule(e.document);
   }
 
   /** Re-checks a transcript once edits pause for `prefixLens.debounceMs`. */

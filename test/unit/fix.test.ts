@@ -7,6 +7,7 @@ import { planFix } from '../../src/core/fix/plan';
 import { detectStyle, markerElement, markerText } from '../../src/core/fix/marker';
 import { judgeRewrite } from '../../src/core/guard';
 import { nativeAdapter } from '../../src/core/formats/native';
+import { renderWindow } from '../../src/core/render';
 import { assertOnlyLineChanged, assertOutsideUnchanged, call, fixture, lineOf, result, rewriteOnLine, sys, tool, trace, valuesOf } from './fix-helpers';
 
 test('arrayEdits deletes whole elements with their separators and keeps the rest byte-identical', () => {
@@ -207,7 +208,7 @@ test('dropping only unconsumed history needs no marker', () => {
   const plan = planFix(rewrite, text);
   assert.ok(plan);
   assert.ok(!plan.window.messages.some((m) => m.elision), 'no consumed history was elided');
-  assert.equal(plan.title, 'Keep pending tool pairs whole');
+  assert.equal(plan.title, 'Compact in whole pairs', 'one name for the whole-pair fix');
   const edited = applyEdits(text, plan.edits);
   assert.equal(judgeRewrite(rewriteOnLine(nativeAdapter, edited, 3)).decision, 'patch');
 });
@@ -274,4 +275,13 @@ test('the marker names at most 20 pairs and counts the rest', () => {
   assert.match(text, /^\[elided\] 50 messages of earlier history; tool pairs removed whole: t0 \(lookup\), .* t19 \(lookup\) and 5 more\.$/);
   assert.ok(!text.includes('t20'));
   assert.equal(markerText({ messages: 1, pairs: [] }), '[elided] 1 message of earlier history.');
+});
+
+test('a plan that only gives back the window before the rewrite is named "Revert the rewrite" (the shipped seed incident)', () => {
+  const text = fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'seed-incident.trace.jsonl'), 'utf8');
+  const rewrite = rewriteOnLine(nativeAdapter, text, 4);
+  const plan = planFix(rewrite, text);
+  assert.ok(plan);
+  assert.equal(renderWindow(plan.window).text, renderWindow(rewrite.before).text, 'the same bytes as before the rewrite');
+  assert.equal(plan.title, 'Revert the rewrite');
 });

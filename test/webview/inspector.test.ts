@@ -166,7 +166,7 @@ test('an aborting step with a planned fix: preview shows the fixed window, Apply
   assert.equal(await page.locator('.editor.modified .pl-orphan').count(), 0);
   assert.equal(await page.locator('.pl-preview-toggle').getAttribute('aria-pressed'), 'true');
   await page.screenshot({ path: join(OUTPUT, 'inspector-fix-preview.png') });
-  await page.locator('vscode-button', { hasText: 'Apply' }).click();
+  await page.locator('.pl-fix-slot vscode-button', { hasText: 'Compact in whole pairs' }).click();
   await page.locator('.pl-notice', { hasText: 'Compacted in whole pairs.' }).waitFor();
   assert.ok((await posted(page)).some((m) => m.type === 'applyFix' && m.step === 1));
   await page.context().close();

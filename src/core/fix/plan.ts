@@ -19,7 +19,7 @@ import type { FixPlan } from '../results';
 import type { StepVerdict } from '../findings';
 import { judgeRewrite, type GuardOptions } from '../guard';
 import type { Block, ContextWindow, Message, Rewrite, ToolCall, ToolSchema } from '../model';
-import { RenderCache } from '../render';
+import { RenderCache, renderWindow } from '../render';
 import { isElisionMarker } from '../rules/elision-unmarked';
 import { fixEdits, statedBoundary } from './edits';
 import { blockKey, isEmptyMessage, messageKey, pairGroups, resultMessages } from './groups';
@@ -289,10 +289,10 @@ function describe(notes: Notes): string {
   return parts.join(' ') || 'Nothing to change in whole pairs.';
 }
 
-function titleOf(notes: Notes): string {
-  if (notes.dropped.length || notes.marker) return 'Compact in whole pairs';
-  if (notes.restored.length) return 'Keep pending tool pairs whole';
-  return 'Restore referenced tool schemas';
+/** The whole-pair fix has one name; a plan that only gives back the window before the rewrite (the same rendered bytes) says so. */
+function titleOf(window: ContextWindow, before: ContextWindow): string {
+  const same = window.boundary === before.boundary && renderWindow(window).text === renderWindow(before).text;
+  return same ? 'Revert the rewrite' : 'Compact in whole pairs';
 }
 
 /** The window before the rewrite, unchanged: always acceptable. */
@@ -326,5 +326,5 @@ export function planFix(rewrite: Rewrite, sourceText?: string, options: PlanFixO
   const verdict = judgeRewrite({ ...rewrite, after: window }, options.guard);
   if (verdict.decision === 'abort') return fallbackPlan(rewrite, verdict, sourceText, options);
   const edits = sourceText === undefined ? [] : (fixEdits(rewrite, target, sourceText, options.beforeText ?? sourceText) ?? []);
-  return { title: titleOf(notes), description: describe(notes), window, verdict, edits };
+  return { title: titleOf(window, rewrite.before), description: describe(notes), window, verdict, edits };
 }

@@ -15,7 +15,7 @@ import {
   VIEW_TYPE,
   type WebviewMessage,
 } from '../../shared/protocol';
-import { APPLY_FIX_COMMAND } from '../fixes';
+import { APPLY_FIX_COMMAND, type FixOutcome } from '../fixes';
 import type { Session, Sessions } from '../sessions';
 import { inspectorHtml, makeNonce } from './html';
 import { transcriptView, chooseStep, type InspectorEngine, stepDetail } from './views';
@@ -224,8 +224,13 @@ class InspectorHost implements vscode.Disposable {
         await session?.revealRange(message.range);
         return;
       case 'applyFix': {
-        const applied = session ? await vscode.commands.executeCommand<boolean>(APPLY_FIX_COMMAND, session.uri, message.step) : false;
-        const text = applied ? 'Compacted in whole pairs.' : 'The fix could not be applied.';
+        const outcome = session ? await vscode.commands.executeCommand<FixOutcome>(APPLY_FIX_COMMAND, session.uri, message.step) : undefined;
+        const applied = outcome?.applied ?? false;
+        const text = !applied
+          ? 'The fix could not be applied.'
+          : outcome?.copy
+            ? `Wrote the repaired copy ${basename(outcome.copy)}; the log itself is left as written.`
+            : 'Fix applied (one edit: Undo takes it back).';
         this.post({ type: 'fixResult', step: message.step, applied, message: text });
         return;
       }

@@ -1,5 +1,8 @@
 /// <reference types="mocha" />
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Session } from '../../../src/extension/sessions';
 import { closeAll, codeOf, diagnosticsOf, example, fixture, openTranscript, settled, waitFor } from './helpers';
@@ -46,11 +49,11 @@ function otherLinesIdentical(before: string, after: string, changed: number[]): 
 suite('quick fixes', () => {
   teardown(closeAll);
 
-  test('"Compact in whole pairs" fixes the seed incident (no abort), undo restores the bytes', async () => {
+  test('"Revert the rewrite" fixes the seed incident (no abort), undo restores the bytes', async () => {
     const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
     const original = session.document.getText();
     const { actions } = await quickFixes(session, 'tool-result-orphaned');
-    const compact = actions.find((a) => a.title.startsWith('Compact in whole pairs'));
+    const compact = actions.find((a) => a.title === 'Revert the rewrite (step 1)');
     assert.ok(compact, `offered: ${actions.map((a) => a.title).join(', ')}`);
     assert.equal(compact.isPreferred, true);
     assert.equal(session.report?.steps[0]?.decision, 'abort');
@@ -68,13 +71,13 @@ suite('quick fixes', () => {
     const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
     const original = session.document.getText();
     const { actions } = await quickFixes(session, 'schema-dropped');
-    const compact = actions.find((a) => a.title.startsWith('Compact in whole pairs'));
+    const compact = actions.find((a) => a.title === 'Revert the rewrite (step 1)');
     assert.ok(compact);
     await apply(session, compact);
     const viaQuickFix = session.document.getText();
     await undoRestores(session, original);
     await settled(session);
-    assert.equal(await vscode.commands.executeCommand('prefixLens.applyFix', session.uri, 1), true);
+    assert.deepEqual(await vscode.commands.executeCommand('prefixLens.applyFix', session.uri, 1), { applied: true });
     await settled(session);
     assert.equal(session.document.getText(), viaQuickFix, 'applyFix applies exactly the quick fix edit');
     assert.notEqual(session.report?.steps[0]?.decision, 'abort');
@@ -152,5 +155,40 @@ suite('quick fixes', () => {
     assert.equal(session.report?.findings.filter((f) => f.rule === 'tool-use-orphaned').length, 0);
     assert.equal(session.document.lineCount, original.split('\n').length, 'JSONL stays one event per line');
     await undoRestores(session, original);
+  });
+
+  test('a request log is never edited: the whole-pair fix writes a repaired copy beside it', async () => {
+    const { session } = await openTranscript(fixture('compacted.requests.jsonl'));
+    const original = session.document.getText();
+    const { actions } = await quickFixes(session, 'tool-result-orphaned');
+    const fix = actions.find((a) => a.title === 'Compact in whole pairs (step 1) in a repaired copy');
+    assert.ok(fix, `offered: ${actions.map((a) => a.title).join(', ')}`);
+    assert.equal(fix.edit, undefined, 'no edit of the log itself');
+    assert.equal(fix.command?.command, 'prefixLens.applyFix');
+    const outcome = await vscode.commands.executeCommand<{ applied: boolean; copy?: vscode.Uri }>('prefixLens.applyFix', ...(fix.command?.arguments ?? []));
+    assert.ok(outcome.applied && outcome.copy, 'a copy was written');
+    assert.equal(path.basename(outcome.copy.fsPath), 'compacted.requests.repaired.jsonl');
+    assert.equal(session.document.getText(), original, 'the log is unchanged');
+    assert.equal(session.document.isDirty, false, 'nothing to save, nothing to conflict');
+    assert.equal(fs.readFileSync(session.uri.fsPath, 'utf8'), original);
+    const repaired = await openTranscript(outcome.copy.fsPath);
+    assert.notEqual(repaired.session.report?.steps[0]?.decision, 'abort', 'the copy is repaired');
+    fs.rmSync(outcome.copy.fsPath);
+  });
+
+  test('a transcript that grows on disk while open: the fix goes to a copy and the appended line stays', async () => {
+    const file = path.join(os.tmpdir(), `prefix-lens-growing-${process.pid}.trace.jsonl`);
+    fs.copyFileSync(fixture('three-steps.trace.jsonl'), file);
+    const { session } = await openTranscript(file);
+    const appended = '{"type":"append","messages":[{"role":"user","content":"written by the agent meanwhile"}]}\n';
+    fs.appendFileSync(file, appended);
+    await waitFor('the reload from disk', () => session.document.getText().includes('written by the agent meanwhile'));
+    await settled(session);
+    const outcome = await vscode.commands.executeCommand<{ applied: boolean; copy?: vscode.Uri }>('prefixLens.applyFix', session.uri, 3);
+    assert.ok(outcome.applied && outcome.copy, 'a repaired copy instead of an edit');
+    assert.equal(session.document.isDirty, false);
+    assert.ok(fs.readFileSync(file, 'utf8').endsWith(appended), 'the appended line is on disk');
+    assert.ok(fs.readFileSync(outcome.copy.fsPath, 'utf8').includes('written by the agent meanwhile'), 'and in the copy');
+    fs.rmSync(outcome.copy.fsPath);
   });
 });
