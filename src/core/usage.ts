@@ -77,7 +77,7 @@ export class UsageScanner {
       this.firstTime ??= time;
       this.lastTime = time;
     }
-    if (!/usage|turn_context|token_count/i.test(line.text)) return;
+    if (!/usage|turn_context|token_count/.test(line.text)) return;
     let value: unknown;
     try {
       value = JSON.parse(line.text);

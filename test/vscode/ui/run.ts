@@ -104,3 +104,17 @@ test('"Prefix Lens: Open Inspector" shows the decision banner in a webview', asy
   await page.waitForTimeout(5000); // a busy machine paints the webview (and Monaco's diff) late
   await shot('inspector.png');
 });
+
+test('"Prefix Lens: Open Session View" shows a real Claude Code session as a timeline', async () => {
+  const session = join(REPO_ROOT, '..', 'shared', 'corpus', 'claude-code', 'spotter_4d5611e5-241a-462a-8d15-5122611a9569.excerpt-L742-L790.jsonl');
+  await page.goto(workbenchUrl(server!, { folder: join(REPO_ROOT, 'examples'), extensionDevelopmentPath: [REPO_ROOT], openFile: session }), { waitUntil: 'commit', timeout: 180_000 });
+  await page.locator('.monaco-editor .view-lines', { hasText: 'parentUuid' }).first().waitFor();
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await runCommand('Prefix Lens: Open Session View');
+  const { frame, text } = await webviewText('DEFER');
+  assert.match(text, /claude-code · claude-opus-4-6/);
+  assert.match(text, /3 pairs ✓ · 1 compaction/);
+  await frame.locator('.sv-row[data-kind="step"]').first().click();
+  await page.waitForTimeout(3000);
+  await shot('session-view.png');
+});
