@@ -8,7 +8,10 @@
  *   node --import tsx --expose-gc bench/measure.ts memory FILE
  *   node --import tsx bench/measure.ts guard
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createTokenCounter } from '../src/core/tokens';
 import { checkTranscript } from '../src/core/check';
 import { createGuard, guardRewrite } from '../src/core/guard';
 import { inputFromFile } from '../src/core/io';
@@ -120,8 +123,28 @@ function timeGuards(): Output {
   return out;
 }
 
+/** CPU ms to count tokens in 64 Ki characters of prose and of pathological texts (a fresh counter each, encoder warm). */
+function timeTokens(): Output {
+  const prose = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  const fill = (unit: string) => unit.repeat(Math.ceil(65536 / unit.length)).slice(0, 65536);
+  const texts: Record<string, string> = {
+    prose: fill(prose),
+    letters: fill('a'),
+    thai: fill('กขฃคฅฆงจฉชซฌญฎฏ'),
+    cjk: fill('文字漢語中国日本'),
+    acgt: fill('ACGT'),
+    spaces: fill(' '),
+    braces: fill('{'),
+  };
+  createTokenCounter('o200k_base').count('warm up');
+  const out: Output = {};
+  for (const [name, text] of Object.entries(texts)) out[name] = medianMs(() => createTokenCounter('o200k_base').count(text), 3, 1);
+  return out;
+}
+
 function run(mode: string | undefined, file: string | undefined): Output {
   if (mode === 'guard') return timeGuards();
+  if (mode === 'tokens') return timeTokens();
   if (!file) throw new Error(`${mode}: FILE missing`);
   if (mode === 'read') return timeRead(file, false);
   if (mode === 'parse') return timeRead(file, true);

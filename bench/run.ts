@@ -20,6 +20,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_LOG, generateLog, type GenerateOptions, type GeneratedLog } from './generate';
+import { hostileResults } from './hostile';
 import { addResult, formatTable, readResults, removeResults, result, type BenchResult } from './results';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -31,7 +32,7 @@ const TIMING_RUNS = 3;
 const TIMING_BUDGET_MS = 20_000;
 const MB = 1024 * 1024;
 /** The entries this benchmark owns in bench/results.json (stale ones are dropped on each run). */
-const OWN_PREFIXES = ['request-log.', 'guard-10k.', 'live.'];
+const OWN_PREFIXES = ['request-log.', 'guard-10k.', 'live.', 'hostile.'];
 
 type Measured = Record<string, unknown>;
 
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
     return;
   }
   const log = ensureLog(FULL_LOG);
-  const entries = [...requestLogResults(log), ...guardResults(), ...liveResults()];
+  const entries = [...requestLogResults(log), ...guardResults(), ...liveResults(), ...hostileResults()];
   removeResults(OWN_PREFIXES);
   addResult(entries);
   if (!process.argv.includes('--engine-only')) await inspectorResults();
