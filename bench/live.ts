@@ -19,7 +19,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startProxy } from '../src/cli/proxy';
+import { startProxy } from '../src/core/live/proxy';
 import { LiveGuard } from '../src/core/live/judge';
 import { result, type BenchResult } from './results';
 import { historyMessage } from './windows';

@@ -9,7 +9,7 @@ import type { Decision } from '../core/findings';
 import { escapeControls } from '../core/text';
 import type { LiveOptions, ProxyCommand, RunCommand } from './live-args';
 import { paletteFor, type Palette } from './plain';
-import { startProxy, type ProxyOptions, type VerdictEvent } from './proxy';
+import { startProxy, type ProxyOptions, type VerdictEvent } from '../core/live/proxy';
 
 /** Counts of what the proxy judged, for the summary. */
 class Tally {

@@ -30,3 +30,4 @@ export { guardedFetch, GuardRefusedError, refusalOf, type GuardedFetchOptions } 
 export { LiveGuard, type LiveGuardOptions, type LiveVerdict, type PendingExchange, type JudgeOutcome } from './live/judge';
 export { providerErrorBody, providerOfPath, refusalMessage, type LiveProvider } from './live/endpoints';
 export { rebuildStreamedBody } from './live/sse';
+export { startProxy, type ProxyOptions, type RunningProxy, type VerdictEvent } from './live/proxy';

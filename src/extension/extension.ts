@@ -14,6 +14,7 @@ import { DiagnosticsManager } from './diagnostics';
 import { exportReport } from './export';
 import { APPLY_FIX_COMMAND, applyFix } from './fixes';
 import { type Inspector, registerInspector } from './inspector/panel';
+import { AgentRecorder, RECORD_COMMAND } from './record';
 import { Sessions } from './sessions';
 import { registerSessionView, type SessionEditors } from './session-view/editor';
 import { SessionStatus } from './status';
@@ -93,6 +94,8 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     vscode.window.createTreeView('prefixLens.rewrites', { treeDataProvider: tree, showCollapseAll: true }),
   );
   const sessionViews = registerSessionView(context, checker);
+  const recorder = new AgentRecorder(context);
+  context.subscriptions.push(recorder, vscode.commands.registerCommand(RECORD_COMMAND, (options?: { upstream?: string }) => recorder.start(options)));
   sessions.start();
   log.info('Prefix Lens activated');
   return { sessions, tree, checker, inspector, sessionViews };

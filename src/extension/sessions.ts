@@ -184,15 +184,19 @@ export class Sessions implements vscode.Disposable {
     this.schedule(e.document);
   }
 
-  /** Re-checks a transcript once edits pause for `prefixLens.debounceMs`. */
+  /**
+   * Re-checks a transcript once edits pause for `prefixLens.debounceMs`; a
+   * document that was not one (an empty log an agent starts writing) is
+   * sniffed again then.
+   */
   private schedule(document: vscode.TextDocument): void {
-    const session = this.get(document.uri);
-    if (!session) return;
     const key = document.uri.toString();
     clearTimeout(this.pending.get(key));
     const recheck = () => {
       this.pending.delete(key);
-      void this.check(session);
+      const session = this.get(document.uri);
+      if (session) void this.check(session);
+      else if (!document.isClosed) void this.open(document);
     };
     this.pending.set(key, setTimeout(recheck, readSettings(document.uri).debounceMs));
   }

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { checkTranscript } from '../../src/core/check';
 import { inputFromFile } from '../../src/core/io';
-import { startProxy, type RunningProxy, type VerdictEvent } from '../../src/cli/proxy';
+import { startProxy, type RunningProxy, type VerdictEvent } from '../../src/core/live/proxy';
 import { jsonReply, sseReply, startUpstream, type Upstream } from '../support/upstream';
 import { recordedExchanges, sse, type RecordedExchange } from './live-helpers';
 import { spawnCli, waitFor } from './live-cli-helpers';

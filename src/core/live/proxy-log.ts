@@ -10,8 +10,8 @@
  * read it). Headers are never written.
  */
 import * as fs from 'node:fs';
-import { rebuildStreamedBody } from '../core/live/sse';
-import type { LiveVerdict, PendingExchange } from '../core/live/judge';
+import { rebuildStreamedBody } from './sse';
+import type { LiveVerdict, PendingExchange } from './judge';
 
 export class ExchangeLog {
   private constructor(private readonly fd: number) {}

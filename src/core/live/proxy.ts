@@ -14,8 +14,8 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { providerErrorBody, providerOfPath, refusalMessage, type LiveProvider } from '../core/live/endpoints';
-import { LiveGuard, type LiveVerdict, type PendingExchange } from '../core/live/judge';
+import { providerErrorBody, providerOfPath, refusalMessage, type LiveProvider } from './endpoints';
+import { LiveGuard, type LiveVerdict, type PendingExchange } from './judge';
 import { ExchangeLog } from './proxy-log';
 
 export interface ProxyOptions {
