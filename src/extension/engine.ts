@@ -36,6 +36,7 @@ export { applyEdits } from '../core/fix/edits';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';
 export { shownThread } from '../core/report/json';
+export { startProxy, type RunningProxy } from '../core/live/proxy';
 
 /** A document's text and the name it is reported under. */
 export interface FileText {

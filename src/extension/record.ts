@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { startProxy, type RunningProxy } from '../core/live/proxy';
+import { startProxy, type RunningProxy } from './engine';
 
 export const RECORD_COMMAND = 'prefixLens.recordAgentSession';
 
