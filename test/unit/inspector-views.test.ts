@@ -186,3 +186,15 @@ test('with the real engine: the seed incident shows its orphan, reasons at their
   assert.equal(detail.fix!.after.segments.filter((s) => s.state.startsWith('orphan')).length, 0);
   assert.equal(detail.before.boundaryTokens, report.steps[0]!.boundary.tokens);
 });
+
+test('a clean file with no step: the transcript view lists its tool pairs for the Tool pairs tab', () => {
+  const file = join(__dirname, '..', '..', '..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl');
+  const report = checkTranscript({ file, text: readFileSync(file, 'utf8') }, { keepRewrites: true, tokens: false });
+  const view = transcriptView(report, undefined, engine);
+  assert.equal(view.steps.length, 0);
+  assert.equal(view.detail, undefined);
+  const pairs = view.pairs ?? [];
+  assert.equal(pairs.filter((s) => s.role === 'call').length, 6);
+  assert.equal(pairs.filter((s) => s.role === 'result').length, 6);
+  assert.ok(pairs.every((s) => s.state === 'paired'));
+});
