@@ -64,10 +64,11 @@ describe('hostile input: token counts', () => {
   });
 
   it('estimates a text longer than ESTIMATE_ABOVE from samples, within 2% of counting it in pieces', () => {
-    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const reps = Math.ceil((ESTIMATE_ABOVE + 1) / readme.length);
-    const whole = readme.repeat(reps);
-    const pieces = countLinear(readme, encode) * reps;
+    // Fixed texts (a licence and a fixture), so editing the docs cannot move this test.
+    const unit = ['LICENSE', 'test/fixtures/cli/incident.trace.jsonl'].map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8')).join('\n');
+    const reps = Math.ceil((ESTIMATE_ABOVE + 1) / unit.length);
+    const whole = unit.repeat(reps);
+    const pieces = countLinear(unit, encode) * reps;
     const estimate = counter.count(whole);
     assert.ok(Math.abs(estimate - pieces) <= pieces * 0.02, `${estimate} vs ${pieces}`);
   });
