@@ -88,6 +88,20 @@ export class DiffView {
     this.after.show(content.after, content.afterLabel);
     await computed;
     this.markViolations();
+    this.revealFirstChange();
+  }
+
+  /** Opens a step where it matters: its first change, else the boundary. */
+  private revealFirstChange(): void {
+    const first = this.diff.getLineChanges()?.[0];
+    if (!first) {
+      const line = Math.max(1, this.before.boundaryLine());
+      this.before.editor.revealLineInCenter(line);
+      return;
+    }
+    if (first.modifiedEndLineNumber === 0 || first.originalEndLineNumber !== 0) {
+      this.before.editor.revealLineInCenter(Math.max(1, first.originalStartLineNumber));
+    } else this.after.editor.revealLineInCenter(Math.max(1, first.modifiedStartLineNumber));
   }
 
   /** Shows nothing (a transcript without steps, or no transcript). */

@@ -229,8 +229,12 @@ test('a 10k-message window opens, decorates only what is on screen, and steps', 
   const lines = await page.evaluate(() => document.querySelectorAll('.editor.original .view-line').length);
   assert.ok(lines < 400, `only visible lines in the DOM (${lines})`);
   assert.ok((await page.locator('.editor.original .pl-pair').count()) < 400);
+  // Each step opens at its first change: the dropped messages 100–102 (turn 34), then the appended message at the end.
+  assert.match(await textOf(page.locator('.editor.original .view-line')), /module_34\.ts/, 'step 1 scrolled to its change');
+  assert.doesNotMatch(await textOf(page.locator('.editor.original .view-line')), /module_1\.ts/, 'not at the top');
   await page.keyboard.press(']');
   await waitReady(page, 2);
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('.editor.modified .view-line')).some((l) => l.textContent?.includes('"next"')), null, { timeout: 10_000 });
   assert.deepEqual(errors, []);
   await page.context().close();
 });
