@@ -92,9 +92,10 @@ describe('openai-chat: the recorded corpus', () => {
 
   it('multiple_agent_tool_calls: skips the Gemini lines, and the OpenAI chain (5 → 7 messages) is patch', () => {
     const events = readEvents(openaiChatAdapter, AGENT);
-    assert.deepEqual(events.kinds, ['finding', 'finding', 'window', 'step', 'window']);
-    assert.deepEqual(events.findings.map((f) => f.rule), ['record-skipped', 'record-skipped']);
-    assert.match(events.findings[0]!.message, /generateContent/);
+    assert.deepEqual(events.kinds, ['window', 'step', 'window', 'finding']);
+    assert.deepEqual(events.findings.map((f) => f.rule), ['record-skipped']);
+    assert.match(events.findings[0]!.message, /^Skipped 2 records holding no request body of OpenAI Chat Completions \(first at line 1\): .*generateContent/);
+    assert.equal(events.findings[0]!.related?.length, 1);
     assert.deepEqual(events.windows.map((w) => w.messages.length), [5, 7]);
     const step = events.steps[0]!;
     const fromResponse = step.before.messages[5]!;

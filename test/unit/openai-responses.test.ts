@@ -87,7 +87,7 @@ describe('openai-responses: reading a request body', () => {
 describe('openai-responses: server state', () => {
   it('conversation continuation: record-skipped for the non-request lines; the call the previous logged response made pairs (no server-state info, no orphan)', () => {
     const events = readEvents(openaiResponsesAdapter, CONVERSATION);
-    assert.deepEqual(events.kinds, ['finding', 'window', 'step', 'window', 'finding']);
+    assert.deepEqual(events.kinds, ['window', 'step', 'window', 'finding', 'finding']);
     assert.match(events.findings[0]!.message, /\/v1\/conversations/);
     assert.match(events.findings[1]!.message, /DELETE/);
     const continued = events.windows[1]!;

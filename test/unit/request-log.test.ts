@@ -53,8 +53,13 @@ describe('request-log: invalid lines', () => {
   it('survives garbage, blank lines, non-object lines and a truncated last line', () => {
     const lines = [JSON.stringify(request([user('a')])), '', 'not json', '42', '[1,2]', JSON.stringify(request([user('a'), user('b')])), '{"messages": [{"role"'];
     const got = readEvents(anthropicAdapter, 'garbage.jsonl', lines.join('\n'));
-    assert.deepEqual(got.kinds, ['window', 'finding', 'finding', 'finding', 'step', 'window', 'finding']);
-    assert.deepEqual(got.findings.map((f) => f.rule), ['invalid-json', 'record-skipped', 'record-skipped', 'invalid-json']);
+    assert.deepEqual(got.kinds, ['window', 'finding', 'step', 'window', 'finding', 'finding']);
+    assert.deepEqual(got.findings.map((f) => f.rule), ['invalid-json', 'invalid-json', 'record-skipped']);
+    // The two non-object lines are one cause: one finding with the count, the first line, the other as a related location.
+    const skipped = got.findings[2]!;
+    assert.equal(skipped.message, "Skipped 2 records holding no request body of Anthropic Messages (first at line 4): not part of the model's context as far as this reader knows");
+    assert.equal(skipped.range.start, lines.slice(0, 3).join('\n').length + 1);
+    assert.deepEqual(skipped.related?.map((r) => r.range.start), [lines.slice(0, 4).join('\n').length + 1]);
   });
 });
 
@@ -124,9 +129,10 @@ describe('request-log: records and bare requests', () => {
       { request: request([user('a')]) },
     ].map((r) => JSON.stringify(r));
     const got = readEvents(anthropicAdapter, 'mixed.jsonl', lines.join('\n'));
-    assert.deepEqual(got.kinds, ['finding', 'finding', 'window']);
+    assert.deepEqual(got.kinds, ['window', 'finding', 'finding']);
     assert.deepEqual(got.findings.map((f) => [f.rule, f.severity]), [['record-skipped', 'info'], ['record-skipped', 'info']]);
-    assert.match(got.findings[1]!.message, /GET/);
+    assert.match(got.findings[0]!.message, /^Skipped 1 record holding no request body of Anthropic Messages \(first at line 1\): .*\(the first: POST https:\/\/x\/v1beta/);
+    assert.match(got.findings[1]!.message, /^Skipped 1 record with method GET \(first at line 2\): not a request body \(the first: GET https:\/\/x\/v1\/models\)$/);
   });
 
   it('reads a .json array of records as a log', () => {

@@ -24,7 +24,7 @@ import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readItem } from './openai-responses';
 import { asArray, asString, rangeOf } from '../json/nodes';
-import { consumedBoundary, findingEvent, lineMatches, parseJsonLines, skipped } from './common';
+import { consumedBoundary, findingEvent, lineMatches, parseJsonLines, Unseen } from './common';
 
 export const codexAdapter: FormatAdapter = {
   id: 'codex',
@@ -63,6 +63,7 @@ function* readCodex(input: TranscriptInput): Generator<TranscriptEvent> {
   let system: Message | undefined;
   let messages: Message[] = [];
   const turn: TurnState = { status: 'none' };
+  const unseen = new Unseen();
   for (const line of parseJsonLines(input)) {
     if (!line.ok) {
       yield findingEvent(line.finding);
@@ -75,7 +76,7 @@ function* readCodex(input: TranscriptInput): Generator<TranscriptEvent> {
       system ??= baseInstructions(payload);
     } else if (type === 'response_item') {
       if (INPUT_ITEMS.has(payloadType) && payload) messages.push(lineMessage(payload, line.range, line.line.index + 1));
-      else yield skipped(line.range, `a Codex response_item of type "${payloadType || '?'}"`);
+      else unseen.note(`of Codex response_item type "${payloadType || '?'}"`, line.range, line.line.index + 1);
     } else if (type === 'compacted') {
       const before = codexWindow(system, messages);
       yield { kind: 'window', window: before };
@@ -84,12 +85,13 @@ function* readCodex(input: TranscriptInput): Generator<TranscriptEvent> {
     } else if (type === 'event_msg') {
       trackTurn(turn, payloadType);
     } else if (type !== 'turn_context') {
-      yield skipped(line.range, `a Codex record of type "${type || '?'}"`);
+      unseen.note(`of Codex type "${type || '?'}"`, line.range, line.line.index + 1);
     }
   }
   const final = codexWindow(system, messages);
   yield { kind: 'window', window: final };
   for (const f of unfinishedCalls(final, turn)) yield findingEvent(f);
+  yield* unseen.events();
 }
 
 function trackTurn(turn: TurnState, eventType: string): void {

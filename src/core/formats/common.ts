@@ -56,9 +56,60 @@ export function findingEvent(f: Finding): TranscriptEvent {
   return { kind: 'finding', finding: f };
 }
 
-/** A `record-skipped` info finding for a record type the adapter does not know. */
-export function skipped(range: SourceRange, what: string): TranscriptEvent {
-  return findingEvent(finding('record-skipped', range, `Skipped ${what}: not part of the model's context as far as this reader knows`));
+const NOT_CONTEXT = "not part of the model's context as far as this reader knows";
+/** At most this many further occurrences of a cause are listed as related locations. */
+const MAX_RELATED = 20;
+
+interface Cause {
+  readonly noun: string;
+  readonly why: string;
+  readonly first: SourceRange;
+  readonly line: number;
+  count: number;
+  readonly others: SourceRange[];
+}
+
+/**
+ * What a reader could not see (records it skipped, parts it kept as bytes),
+ * grouped by cause: one `record-skipped` info per cause per file, with the
+ * count, "first at line L" and its range, the next few as related locations.
+ * A reader notes each occurrence and yields `findings()` once it is done.
+ */
+export class Unseen {
+  private readonly causes = new Map<string, Cause>();
+
+  /**
+   * `cause` names what was not seen ("of Codex type \"x\""); `line` is
+   * 1-based, or a function computing it (called for the first occurrence only).
+   */
+  note(cause: string, range: SourceRange, line: number | (() => number), noun = 'record', why = NOT_CONTEXT): void {
+    const known = this.causes.get(cause);
+    if (!known) {
+      this.causes.set(cause, { noun, why, first: range, line: typeof line === 'number' ? line : line(), count: 1, others: [] });
+      return;
+    }
+    known.count++;
+    if (known.others.length < MAX_RELATED) known.others.push(range);
+  }
+
+  findings(): Finding[] {
+    return [...this.causes].map(([cause, c]) => {
+      const what = `${c.count.toLocaleString('en-US')} ${c.noun}${c.count === 1 ? '' : 's'} ${cause}`;
+      const related = c.others.map((range) => ({ range, message: `Also skipped: ${c.noun} ${cause}` }));
+      return finding('record-skipped', c.first, `Skipped ${what} (first at line ${c.line}): ${c.why}`, related.length > 0 ? { related } : {});
+    });
+  }
+
+  events(): TranscriptEvent[] {
+    return this.findings().map(findingEvent);
+  }
+}
+
+/** The 1-based line of an offset in a text (for readers of whole-JSON files). */
+export function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 /** A text block from a string node. */

@@ -26,7 +26,7 @@ import { POSITIONAL_ID, type Block, type ContextWindow, type Message, type ToolC
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { asArray, asString, rangeOf } from '../json/nodes';
-import { consumedBoundary, findingEvent, skipped } from './common';
+import { consumedBoundary, findingEvent, lineAt, Unseen } from './common';
 
 export const geminiCliAdapter: FormatAdapter = {
   id: 'gemini-cli',
@@ -53,11 +53,15 @@ function* readGeminiCli(input: TranscriptInput): Generator<TranscriptEvent> {
   }
   const list = asArray(prop(parsed.node, 'messages'));
   const messages: Message[] = [];
+  const unseen = new Unseen();
   for (const [index, record] of (list?.items ?? []).entries()) {
     const type = asString(prop(record, 'type'))?.value ?? '';
     if (type === 'user') messages.push(...userTurn(record, index));
     else if (type === 'gemini') messages.push(...modelTurns(record, index));
-    else if (!UI_ONLY.has(type)) yield skipped(rangeOf(record) ?? { start: 0, end: 0 }, `a Gemini CLI message of type "${type || '?'}"`);
+    else if (!UI_ONLY.has(type)) {
+      const range = rangeOf(record) ?? { start: 0, end: 0 };
+      unseen.note(`of Gemini CLI type "${type || '?'}"`, range, () => lineAt(text, range.start), 'message');
+    }
   }
   const window: ContextWindow = {
     format: 'gemini-cli',
@@ -68,6 +72,7 @@ function* readGeminiCli(input: TranscriptInput): Generator<TranscriptEvent> {
     source: rangeOf(parsed.node),
     messagesSource: rangeOf(list),
   };
+  yield* unseen.events();
   yield { kind: 'window', window };
 }
 

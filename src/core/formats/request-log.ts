@@ -32,7 +32,7 @@ import type { ContextWindow, FormatId, Message } from '../model';
 import type { SourceLine, SourceRange } from '../text';
 import type { TranscriptEvent, TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
-import { incompleteLine } from './common';
+import { incompleteLine, lineAt, Unseen } from './common';
 import { Threads } from './threads';
 
 /** A request body read into a window. */
@@ -112,17 +112,25 @@ export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): G
   const threads = new Threads();
   let carry: CarrySource | undefined;
   const records = logRecords(input, () => (codec.carrier ? carry : undefined));
+  const skips = { unseen: new Unseen(), input };
   for (;;) {
     // Plain locals, cleared before the next line is read: a generator keeps
     // stale locals alive, and they would pin the previous line's parse tree.
-    let outcome: RecordOutcome | undefined = nextOutcome(records, threads, codec);
-    if (!outcome) return;
+    let outcome: RecordOutcome | undefined = nextOutcome(records, threads, codec, skips);
+    if (!outcome) break;
     if (outcome.request) carry = outcome.carry;
     let events: readonly TranscriptEvent[] | undefined = outcome.events;
     outcome = undefined;
     yield* events;
     events = undefined;
   }
+  yield* skips.unseen.events();
+}
+
+/** The records a log skipped, and the input (for the line of a whole-JSON file's first skipped record). */
+interface Skips {
+  readonly unseen: Unseen;
+  readonly input: TranscriptInput;
 }
 
 interface RecordOutcome {
@@ -134,21 +142,25 @@ interface RecordOutcome {
 }
 
 /** Reads the next record and judges it; undefined at the end of the file. */
-function nextOutcome(records: Iterator<RecordOrFinding>, threads: Threads, codec: ProviderCodec): RecordOutcome | undefined {
+function nextOutcome(records: Iterator<RecordOrFinding>, threads: Threads, codec: ProviderCodec, skips: Skips): RecordOutcome | undefined {
   const item = records.next();
   if (item.done) return undefined;
   if ('finding' in item.value) return { events: [{ kind: 'finding', finding: item.value.finding }] };
-  return judgeRecord(item.value.record, threads, codec);
+  return judgeRecord(item.value.record, threads, codec, skips);
 }
 
 /** The events of one record: the step against the last request of its thread (if any), then the request's window. */
-function judgeRecord(record: LogRecord, threads: Threads, codec: ProviderCodec): RecordOutcome {
+function judgeRecord(record: LogRecord, threads: Threads, codec: ProviderCodec, skips: Skips): RecordOutcome {
   const exchange = exchangeOf(record, codec);
-  if ('finding' in exchange) return { events: [{ kind: 'finding', finding: exchange.finding }] };
+  if ('skip' in exchange) {
+    const line = () => (record.line ? record.line.source.index + 1 : lineAt(skips.input.text(), record.range.start));
+    skips.unseen.note(exchange.skip.cause, record.range, line, 'record', exchange.skip.why);
+    return { events: [] };
+  }
   if (record.carried && record.line && record.carried.array !== codec.carrier?.messagesArray(exchange.request)) {
     // The skipped elements were not this request's messages: read the line in full.
     const full = parsedLine(record.line.source, record.ordinal, undefined);
-    return 'record' in full ? judgeRecord(full.record, threads, codec) : { events: [{ kind: 'finding', finding: full.finding }] };
+    return 'record' in full ? judgeRecord(full.record, threads, codec, skips) : { events: [{ kind: 'finding', finding: full.finding }] };
   }
   const { current, carry } = readCurrent(record, exchange.request, codec);
   const { thread, continuation } = threads.place(current, codec);
@@ -207,28 +219,24 @@ function unknownStateFinding(record: LogRecord, codec: ProviderCodec, reason: st
 function exchangeOf(
   record: LogRecord,
   codec: ProviderCodec,
-): { readonly request: JsonObject; readonly response?: JsonNode } | { readonly finding: Finding } {
+): { readonly request: JsonObject; readonly response?: JsonNode } | { readonly skip: { readonly cause: string; readonly why: string } } {
   const node = asObject(record.node);
   if (node && codec.isRequest(node)) return { request: node };
   const request = asObject(bodyOf(prop(node, 'request')));
   const method = prop(node, 'method');
   const uri = prop(node, 'uri') ?? prop(node, 'url');
-  const where = uri?.type === 'string' ? ` (${method?.type === 'string' ? `${method.value} ` : ''}${uri.value})` : '';
+  const where = uri?.type === 'string' ? ` (the first: ${method?.type === 'string' ? `${method.value} ` : ''}${uri.value})` : '';
   if (method?.type === 'string' && method.value.toUpperCase() !== 'POST') {
-    return { finding: skipped(record, `a ${method.value} record, not a request body${where}`) };
+    return { skip: { cause: `with method ${method.value}`, why: `not a request body${where}` } };
   }
   if (!request || !codec.isRequest(request)) {
-    return { finding: skipped(record, `not a request body of ${codec.label}${where}`) };
+    return { skip: { cause: `holding no request body of ${codec.label}`, why: `not part of the model's context as far as this reader knows${where}` } };
   }
   return { request, response: failed(prop(node, 'status')) ? undefined : bodyOf(prop(node, 'response')) };
 }
 
 function failed(status: JsonNode | undefined): boolean {
   return status?.type === 'number' && Number(status.raw) >= 400;
-}
-
-function skipped(record: LogRecord, why: string): Finding {
-  return finding('record-skipped', record.range, `Record ${record.ordinal} skipped: ${why}`);
 }
 
 /**

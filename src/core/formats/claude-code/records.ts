@@ -10,7 +10,7 @@ import { finding, type Finding } from '../../findings';
 import { prop, propString, type JsonNode } from '../../json/parse';
 import type { SourceRange } from '../../text';
 import type { TranscriptInput } from '../../transcript';
-import { parseJsonLines } from '../common';
+import { parseJsonLines, Unseen } from '../common';
 import { onlyToolResults } from './blocks';
 
 export type RecordKind = 'message' | 'transparent' | 'boundary' | 'ignored';
@@ -58,19 +58,22 @@ export function readRecords(input: TranscriptInput): ReadRecords {
   const records: CcRecord[] = [];
   const findings: Finding[] = [];
   const unseen: UnseenParts = { lines: 0, toolParts: 0 };
+  const skippedTypes = new Unseen();
   for (const line of parseJsonLines(input)) {
     if (!line.ok) {
       findings.push(line.finding);
       continue;
     }
-    countGeminiParts(line.node, line.range, unseen);
+    // A line with Gemini-style parts is said by the parts finding; its record type is not said again.
+    const partsLine = countGeminiParts(line.node, line.range, line.line.index + 1, unseen);
     const record = classify(line.node, line.range, records.length, line.line.index + 1);
-    if (!UI_ONLY.has(record.type) && !MODEL_TYPES.has(record.type)) {
-      findings.push(finding('record-skipped', line.range, `Skipped a Claude Code record of type "${record.type || '?'}": not part of the model's context as far as this reader knows`));
+    if (!partsLine && !UI_ONLY.has(record.type) && !MODEL_TYPES.has(record.type)) {
+      skippedTypes.note(`of Claude Code type "${record.type || '?'}"`, line.range, record.line);
     }
     records.push(record);
   }
   if (unseen.first) findings.push(unseenFinding(unseen, unseen.first));
+  findings.push(...skippedTypes.findings());
   return { records, findings };
 }
 
@@ -78,23 +81,25 @@ export function readRecords(input: TranscriptInput): ReadRecords {
 interface UnseenParts {
   lines: number;
   toolParts: number;
-  first?: SourceRange;
+  first?: { readonly range: SourceRange; readonly line: number };
 }
 
-function countGeminiParts(node: JsonNode, range: SourceRange, unseen: UnseenParts): void {
+/** Counts a line whose message has `parts` instead of `content`; true when it is one. */
+function countGeminiParts(node: JsonNode, range: SourceRange, lineNumber: number, unseen: UnseenParts): boolean {
   const message = prop(node, 'message');
   const parts = prop(message, 'parts');
-  if (parts?.type !== 'array' || prop(message, 'content') !== undefined) return;
+  if (parts?.type !== 'array' || prop(message, 'content') !== undefined) return false;
   unseen.lines++;
-  unseen.first ??= range;
+  unseen.first ??= { range, line: lineNumber };
   for (const part of parts.items) if (prop(part, 'functionCall') || prop(part, 'functionResponse')) unseen.toolParts++;
+  return true;
 }
 
-function unseenFinding(unseen: UnseenParts, first: SourceRange): Finding {
+function unseenFinding(unseen: UnseenParts, first: { readonly range: SourceRange; readonly line: number }): Finding {
   return finding(
     'record-skipped',
-    first,
-    `${unseen.lines} message line(s) carry Gemini-style \`parts\` instead of \`content\` (${unseen.toolParts} functionCall/functionResponse part(s) among them; a Qwen Code session?): the Claude Code reader cannot see them, so their tool calls and results are not checked. First here`,
+    first.range,
+    `${unseen.lines} message line(s) carry Gemini-style \`parts\` instead of \`content\` (${unseen.toolParts} functionCall/functionResponse part(s) among them; a Qwen Code session?): the Claude Code reader cannot see them, so their tool calls and results are not checked (first at line ${first.line})`,
   );
 }
 

@@ -1,0 +1,95 @@
+/**
+ * What a reader could not see is said once per cause per file: one info
+ * `record-skipped` finding with the count, "first at line L" and the first
+ * occurrence's range, the next ones (capped) as related locations. Texts are
+ * written here, reproducing shapes of real files (a Codex rollout with record
+ * types of a newer CLI, a Claude Code session with unknown records, a Gemini
+ * CLI session with unknown message types).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkTranscript } from '../../src/core/check';
+import type { Finding } from '../../src/core/findings';
+import { lineAt } from '../../src/core/formats/common';
+
+const OPTIONS = { tokens: false } as const;
+
+const codexLine = (type: string, payload: unknown) => JSON.stringify({ timestamp: '2026-02-23T12:30:00.000Z', type, payload });
+const ccLine = (type: string, uuid: string, parentUuid: string | null, extra: object = {}) => JSON.stringify({ type, uuid, parentUuid, sessionId: 's', ...extra });
+
+const skippedOf = (findings: readonly Finding[]) => findings.filter((f) => f.rule === 'record-skipped');
+const lineStart = (lines: readonly string[], index: number) => lines.slice(0, index).join('\n').length + (index > 0 ? 1 : 0);
+
+describe('unseen content: one info per cause, with the count and the first location', () => {
+  it('Codex: three records of one unknown type and one of another are two findings, not four', () => {
+    const lines = [
+      codexLine('session_meta', { id: 's', base_instructions: { text: 'Be brief.' } }),
+      codexLine('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }),
+      codexLine('future_record', { n: 1 }),
+      codexLine('future_record', { n: 2 }),
+      codexLine('response_item', { type: 'future_item', x: 1 }),
+      codexLine('future_record', { n: 3 }),
+    ];
+    const report = checkTranscript({ file: 'rollout.jsonl', text: `${lines.join('\n')}\n` }, { ...OPTIONS, format: 'codex' });
+    const skipped = skippedOf(report.findings);
+    assert.equal(skipped.length, 2, JSON.stringify(report.findings));
+    const records = skipped.find((f) => /future_record/.test(f.message))!;
+    assert.equal(records.severity, 'info');
+    assert.equal(records.message, 'Skipped 3 records of Codex type "future_record" (first at line 3): not part of the model\'s context as far as this reader knows');
+    assert.deepEqual(records.range, { start: lineStart(lines, 2), end: lineStart(lines, 2) + lines[2]!.length });
+    assert.deepEqual(records.related?.map((r) => r.range.start), [lineStart(lines, 3), lineStart(lines, 5)]);
+    const items = skipped.find((f) => /future_item/.test(f.message))!;
+    assert.match(items.message, /^Skipped 1 record of Codex response_item type "future_item" \(first at line 5\)/);
+    assert.equal(items.related, undefined);
+  });
+
+  it('related locations are capped; the count is not', () => {
+    const lines = [codexLine('session_meta', { id: 's' }), ...Array.from({ length: 30 }, (_, i) => codexLine('future_record', { n: i }))];
+    const report = checkTranscript({ file: 'rollout.jsonl', text: lines.join('\n') }, { ...OPTIONS, format: 'codex' });
+    const [only, ...rest] = skippedOf(report.findings);
+    assert.equal(rest.length, 0);
+    assert.match(only!.message, /^Skipped 30 records of Codex type "future_record" \(first at line 2\)/);
+    assert.equal(only!.related?.length, 20);
+  });
+
+  it('Claude Code: unknown records of one type are one finding with their count', () => {
+    const lines = [
+      ccLine('user', 'u1', null, { message: { role: 'user', content: 'hi' } }),
+      ccLine('future-record', 'f1', 'u1'),
+      ccLine('assistant', 'a1', 'u1', { message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'hello' }] } }),
+      ccLine('future-record', 'f2', 'a1'),
+    ];
+    const report = checkTranscript({ file: 'session.jsonl', text: `${lines.join('\n')}\n` }, { ...OPTIONS, format: 'claude-code' });
+    assert.deepEqual(
+      report.findings.map((f) => [f.severity, f.message]),
+      [['info', 'Skipped 2 records of Claude Code type "future-record" (first at line 2): not part of the model\'s context as far as this reader knows']],
+    );
+    assert.equal(report.findings[0]!.range.start, lineStart(lines, 1));
+  });
+
+  it('Gemini CLI (one JSON document): unknown messages are one finding, located by line', () => {
+    const session = {
+      sessionId: 's',
+      messages: [
+        { id: '1', type: 'user', content: 'hi' },
+        { id: '2', type: 'compression', content: 'a' },
+        { id: '3', type: 'gemini', content: 'hello' },
+        { id: '4', type: 'compression', content: 'b' },
+      ],
+    };
+    const text = JSON.stringify(session, null, 2);
+    const report = checkTranscript({ file: 'session-x.json', text }, { ...OPTIONS, format: 'gemini-cli' });
+    const skipped = skippedOf(report.findings);
+    assert.equal(skipped.length, 1, JSON.stringify(report.findings));
+    const first = text.lastIndexOf('{', text.indexOf('"id": "2"'));
+    assert.equal(skipped[0]!.range.start, first);
+    assert.equal(skipped[0]!.message, `Skipped 2 messages of Gemini CLI type "compression" (first at line ${lineAt(text, first)}): not part of the model's context as far as this reader knows`);
+    assert.equal(skipped[0]!.related?.length, 1);
+  });
+
+  it('lineAt counts the lines before an offset', () => {
+    assert.equal(lineAt('a\nb\nc', 0), 1);
+    assert.equal(lineAt('a\nb\nc', 2), 2);
+    assert.equal(lineAt('a\nb\nc', 4), 3);
+  });
+});
