@@ -245,8 +245,21 @@ function runTranscript(source: TranscriptInput, options: CheckOptions, context?:
   const usage = new UsageScanner(adapter.id);
   const tracked = trackLines(source, limits, usage);
   readAll(run, adapter, tracked);
-  for (const f of unreadPartsFinding(run.unread, adapter.label)) report(run, f);
-  return { report: toReport(run, source.file, adapter.id, tracked.lineStarts(), usage), run, usage };
+  const lineStarts = tracked.lineStarts();
+  for (const f of unreadPartsFinding(run.unread, adapter.label, (offset) => lineNumber(lineStarts, offset))) report(run, f);
+  return { report: toReport(run, source.file, adapter.id, lineStarts, usage), run, usage };
+}
+
+/** The 1-based line holding an offset, from the line starts. */
+function lineNumber(lineStarts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = lineStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((lineStarts[mid] ?? 0) <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return Math.max(1, lo);
 }
 
 /**

@@ -19,14 +19,18 @@ const ENVELOPE = fixture('unread', 'gemini-parts-in-content.jsonl');
 const LEGACY = fixture('unread', 'chat-legacy-function-call.json');
 
 describe('parts a reader cannot see', () => {
-  it('Gemini-style functionCall/functionResponse parts in Claude Code content: one info with the count and the first part, nothing else', () => {
+  it('Gemini-style functionCall/functionResponse parts in Claude Code content: one info with the count and the first part; the typeless text parts are a second cause', () => {
     const report = checkTranscript(inputFromFile(ENVELOPE), { ...OPTIONS, format: 'claude-code' });
     const unread = report.findings.filter((f) => /in a shape the/.test(f.message));
-    assert.equal(report.findings.length, 1, 'one finding per cause');
+    assert.equal(report.findings.length, 2, 'one finding per cause');
+    const unknown = report.findings.find((f) => /of a type the/.test(f.message))!;
+    assert.equal(unknown.severity, 'info');
+    assert.equal(unknown.message, '2 parts of a type the Claude Code session JSONL reader does not know (no "type"; first at line 1): kept as raw bytes, what they hold is not checked');
+    assert.match(textAt(ENVELOPE, unknown.range), /^\{"text": "List the files."\}$/);
     assert.equal(unread.length, 1);
     assert.equal(unread[0]!.severity, 'info');
     assert.equal(unread[0]!.rule, 'record-skipped');
-    assert.equal(unread[0]!.message, '2 parts hold a tool call or result in a shape the Claude Code session JSONL reader does not read (the first here): their pairing is not checked');
+    assert.equal(unread[0]!.message, '2 parts hold a tool call or result in a shape the Claude Code session JSONL reader does not read (first at line 2): their pairing is not checked');
     assert.equal(lineOf(ENVELOPE, unread[0]!.range.start), 2);
     assert.match(textAt(ENVELOPE, unread[0]!.range), /^\{"functionCall"/);
   });

@@ -87,6 +87,36 @@ describe('unseen content: one info per cause, with the count and the first locat
     assert.equal(skipped[0]!.related?.length, 1);
   });
 
+  it('Anthropic: parts of an unknown type are one info (count, types, first line); known server-tool and thinking blocks are not said', () => {
+    const body = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Search.' }, { type: 'future_block', x: 1 }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hm', signature: 'sig' },
+            { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } },
+            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+            { type: 'text', text: 'Found.' },
+          ],
+        },
+        { role: 'user', content: [{ type: 'future_block', x: 2 }, { type: 'other_block' }] },
+      ],
+    };
+    const text = JSON.stringify(body, null, 1);
+    const report = checkTranscript({ file: 'request.json', text }, { ...OPTIONS, format: 'anthropic' });
+    assert.equal(report.findings.length, 1, JSON.stringify(report.findings));
+    const [only] = report.findings;
+    const first = text.lastIndexOf('{', text.indexOf('"future_block"'));
+    assert.equal(only!.range.start, first);
+    assert.equal(
+      only!.message,
+      `3 parts of a type the Anthropic Messages request bodies reader does not know ("future_block", "other_block"; first at line ${lineAt(text, first)}): kept as raw bytes, what they hold is not checked`,
+    );
+  });
+
   it('lineAt counts the lines before an offset', () => {
     assert.equal(lineAt('a\nb\nc', 0), 1);
     assert.equal(lineAt('a\nb\nc', 2), 2);
