@@ -29,6 +29,9 @@ function renderedModel(): monaco.editor.ITextModel {
   return model;
 }
 
+/** Below this width the diff is shown inline. */
+export const NARROW_PX = 640;
+
 export class DiffView {
   private readonly diff: monaco.editor.IStandaloneDiffEditor;
   readonly before: Pane;
@@ -44,7 +47,9 @@ export class DiffView {
       originalEditable: false,
       automaticLayout: true,
       renderSideBySide: true,
-      useInlineViewWhenSpaceIsLimited: false,
+      // A narrow panel (a 400 px split) gets one inline column, not two unreadable halves.
+      useInlineViewWhenSpaceIsLimited: true,
+      renderSideBySideInlineBreakpoint: NARROW_PX,
       enableSplitViewResizing: true,
       ignoreTrimWhitespace: false,
       renderIndicators: true,
@@ -91,17 +96,23 @@ export class DiffView {
     this.revealFirstChange();
   }
 
-  /** Opens a step where it matters: its first change, else the boundary. */
+  /** Opens a step where it matters: its first change, else the boundary (on the side that is shown). */
   private revealFirstChange(): void {
     const first = this.diff.getLineChanges()?.[0];
+    const inline = this.isInline();
     if (!first) {
-      const line = Math.max(1, this.before.boundaryLine());
-      this.before.editor.revealLineInCenter(line);
+      const pane = inline ? this.after : this.before;
+      pane.editor.revealLineInCenter(Math.max(1, pane.boundaryLine()));
       return;
     }
-    if (first.modifiedEndLineNumber === 0 || first.originalEndLineNumber !== 0) {
+    if (!inline && (first.modifiedEndLineNumber === 0 || first.originalEndLineNumber !== 0)) {
       this.before.editor.revealLineInCenter(Math.max(1, first.originalStartLineNumber));
     } else this.after.editor.revealLineInCenter(Math.max(1, first.modifiedStartLineNumber));
+  }
+
+  /** True when the panel is too narrow for two columns and Monaco shows the diff inline. */
+  isInline(): boolean {
+    return this.diff.getContainerDomNode().clientWidth < NARROW_PX;
   }
 
   /** Shows nothing (a transcript without steps, or no transcript). */

@@ -57,8 +57,9 @@ class Inspector {
   /** When the last host message arrived (performance.now()), for the bench. */
   private receivedAt = 0;
 
-  constructor(root: HTMLElement) {
+  constructor(private readonly root: HTMLElement) {
     followTheme();
+    root.tabIndex = -1;
     const diffHost = el('div', { className: 'pl-diff' });
     root.append(
       el('header', { className: 'pl-header' }, this.bannerSlot),
@@ -70,8 +71,16 @@ class Inspector {
     );
     this.diff = new DiffView(diffHost);
     window.addEventListener('message', (event) => isHostMessage(event.data) && this.receive(event.data));
-    window.addEventListener('keydown', (event) => this.onKey(event), true);
+    document.addEventListener('keydown', (event) => this.onKey(event), true);
+    window.addEventListener('focus', () => this.takeFocus());
+    this.takeFocus();
     this.post({ type: 'ready', protocol: PROTOCOL_VERSION, ...(this.state.step ? { restoredStep: this.state.step } : {}) });
+  }
+
+  /** The panel's keys work as soon as it is shown: focus lands inside it, not on nothing. */
+  private takeFocus(): void {
+    const active = document.activeElement;
+    if (!active || active === document.body || active === document.documentElement) this.root.focus({ preventScroll: true });
   }
 
   private post(message: WebviewMessage): void {

@@ -131,8 +131,8 @@ export interface Opened {
 }
 
 /** Opens the inspector on a fixture and waits until its first step (or empty state) is shown. */
-export async function openInspector(harness: Harness, fixture: Fixture, theme: ThemeName = 'light'): Promise<Opened> {
-  const context = await harness.browser.newContext({ viewport: { width: 1400, height: 900 } });
+export async function openInspector(harness: Harness, fixture: Fixture, theme: ThemeName = 'light', width = 1400): Promise<Opened> {
+  const context = await harness.browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));

@@ -1,0 +1,67 @@
+/**
+ * Navigating the inspector without the mouse and in a narrow panel: its keys
+ * work as soon as it is shown, and a 400 px split gets an inline diff and a
+ * banner whose reasons wrap instead of being clipped.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { incidentReport } from '../fixtures/inspector/reports';
+import { fixtureOf, type Harness, openInspector, startHarness, waitReady } from './harness';
+
+let harness: Harness;
+before(async () => {
+  harness = await startHarness();
+});
+after(async () => {
+  await harness?.close();
+});
+
+test('the panel takes focus when shown: its keys work without a click and are not passed on', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(incidentReport()));
+  const focused = await page.evaluate(() => ({ id: document.activeElement?.id, inPanel: document.getElementById('app')!.contains(document.activeElement) }));
+  assert.ok(focused.inPanel, `focus is inside the panel, not on ${focused.id || 'the body'}`);
+  const prevented = await page.evaluate(() => {
+    const event = new KeyboardEvent('keydown', { key: ']', bubbles: true, cancelable: true });
+    document.activeElement!.dispatchEvent(event);
+    return event.defaultPrevented;
+  });
+  assert.equal(prevented, true, '] is consumed by the panel');
+  await waitReady(page, 2);
+  await page.keyboard.press('[');
+  await waitReady(page, 1);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('at a 400 px panel the diff is inline and every banner reason wraps, none clipped', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(incidentReport()), 'light', 400);
+  const reasons = await page.locator('.pl-reasons li').count();
+  assert.ok(reasons >= 2, `the seed incident's abort has several reasons (${reasons})`);
+  const clipped = await page.evaluate(() => {
+    const out: string[] = [];
+    const list = document.querySelector<HTMLElement>('.pl-reasons')!;
+    if (list.scrollHeight > list.clientHeight + 1) out.push(`the list: ${list.scrollHeight} > ${list.clientHeight}`);
+    for (const node of Array.from(document.querySelectorAll<HTMLElement>('.pl-banner, .pl-reasons, .pl-reasons li, .pl-reasons li > *'))) {
+      if (node.scrollWidth > node.clientWidth + 1) out.push(`${node.className || node.tagName}: ${node.scrollWidth} > ${node.clientWidth}`);
+    }
+    const banner = document.querySelector<HTMLElement>('.pl-banner')!.getBoundingClientRect();
+    if (banner.right > window.innerWidth + 1) out.push(`the banner ends at ${banner.right} of ${window.innerWidth}`);
+    return out;
+  });
+  assert.deepEqual(clipped, [], 'no reason is clipped');
+  const layout = await page.evaluate(() => {
+    const [original, modified] = ['.editor.original', '.editor.modified'].map((selector) => {
+      const node = document.querySelector<HTMLElement>(selector);
+      return node && node.offsetParent !== null ? node.getBoundingClientRect().width : 0;
+    });
+    return { original, modified, window: window.innerWidth };
+  });
+  // Inline, Monaco keeps only the old side's line-number gutter; side by side each half is ~185 px.
+  assert.ok(layout.original < 60, `no left text column, only its line numbers (${JSON.stringify(layout)})`);
+  assert.ok(layout.modified > layout.window * 0.75, `one inline column uses the width (${JSON.stringify(layout)})`);
+  assert.ok((await page.locator('.editor.modified .view-line').count()) > 0, 'the inline diff shows text');
+  await page.keyboard.press(']');
+  await waitReady(page, 2);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
