@@ -54,7 +54,7 @@ test('at a 400 px panel the diff is inline and every banner reason wraps, none c
       const node = document.querySelector<HTMLElement>(selector);
       return node && node.offsetParent !== null ? node.getBoundingClientRect().width : 0;
     });
-    return { original, modified, window: window.innerWidth };
+    return { original: original ?? 0, modified: modified ?? 0, window: window.innerWidth };
   });
   // Inline, Monaco keeps only the old side's line-number gutter; side by side each half is ~185 px.
   assert.ok(layout.original < 60, `no left text column, only its line numbers (${JSON.stringify(layout)})`);
