@@ -1,7 +1,7 @@
 /**
  * Runs the built inspector (`dist/webview`) in Debian's headless Chromium
  * through playwright-core (no browser download): a localhost server serves the
- * build output and a page made by the SAME `inspectorHtml` function as the
+ * build output and a page made by the SAME `webviewHtml` function as the
  * panel, with the stub host of `stub.ts` as its prelude script.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -12,8 +12,7 @@ import * as esbuild from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Report } from '../../src/core/results';
 import { renderWindow } from '../../src/core/render';
-import { inspectorHtml, makeNonce } from '../../src/extension/inspector/html';
-import { sessionHtml } from '../../src/extension/session-view/html';
+import { INSPECTOR_PAGE, SESSION_PAGE, makeNonce, webviewHtml } from '../../src/extension/webview-html';
 import { transcriptView, type InspectorEngine, stepDetail } from '../../src/extension/inspector/views';
 import type { StepDetail } from '../../src/shared/protocol';
 import type { Fixture } from './stub';
@@ -56,13 +55,13 @@ function serve(stub: string, sessionStub: string): Promise<Server> {
     const origin = `http://${request.headers.host}`;
     if (url.pathname === '/') {
       const theme = THEMES[(url.searchParams.get('theme') as ThemeName) ?? 'light'] ?? THEMES.light;
-      const html = inspectorHtml({ cspSource: origin, nonce: makeNonce(), assetBase: `${origin}/dist`, preludeScripts: [`${origin}/stub.js`], bodyClass: theme.bodyClass });
+      const html = webviewHtml(INSPECTOR_PAGE, { cspSource: origin, nonce: makeNonce(), assetBase: `${origin}/dist`, preludeScripts: [`${origin}/stub.js`], bodyClass: theme.bodyClass });
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
       return;
     }
     if (url.pathname === '/session') {
       const theme = THEMES[(url.searchParams.get('theme') as ThemeName) ?? 'light'] ?? THEMES.light;
-      const html = sessionHtml({ cspSource: origin, nonce: makeNonce(), assetBase: `${origin}/dist`, preludeScripts: [`${origin}/session-stub.js`], bodyClass: theme.bodyClass });
+      const html = webviewHtml(SESSION_PAGE, { cspSource: origin, nonce: makeNonce(), assetBase: `${origin}/dist`, preludeScripts: [`${origin}/session-stub.js`], bodyClass: theme.bodyClass });
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
       return;
     }

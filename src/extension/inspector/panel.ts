@@ -17,7 +17,7 @@ import {
 } from '../../shared/protocol';
 import { APPLY_FIX_COMMAND, type FixOutcome } from '../fixes';
 import type { Session, Sessions } from '../sessions';
-import { inspectorHtml, makeNonce } from './html';
+import { INSPECTOR_PAGE, makeNonce, webviewHtml } from '../webview-html';
 import { transcriptView, chooseStep, type InspectorEngine, stepDetail } from './views';
 import { planFix, renderWindow, type Report } from '../engine';
 
@@ -135,7 +135,7 @@ class InspectorHost implements vscode.Disposable {
     this.shown = { report: undefined, step: undefined, ready: false };
     const webview = panel.webview;
     const root = webviewRoot(this.context);
-    webview.html = inspectorHtml({
+    webview.html = webviewHtml(INSPECTOR_PAGE, {
       cspSource: webview.cspSource,
       nonce: makeNonce(),
       assetBase: webview.asWebviewUri(root).toString(),

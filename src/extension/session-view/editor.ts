@@ -12,7 +12,7 @@ import type { Checker } from '../checker';
 import { checkFile, type Report } from '../engine';
 import type { SessionView } from '../../shared/session-protocol';
 import { readSettings } from '../settings';
-import { sessionHtml, makeNonce } from './html';
+import { SESSION_PAGE, makeNonce, webviewHtml } from '../webview-html';
 import { sessionView } from './view';
 
 /** The default editor for `.eval`; an option for `.json` / `.jsonl`. */
@@ -43,7 +43,7 @@ class SessionEditor implements vscode.Disposable {
   ) {
     const webview = panel.webview;
     webview.options = { enableScripts: true, localResourceRoots: [root] };
-    webview.html = sessionHtml({ cspSource: webview.cspSource, nonce: makeNonce(), assetBase: webview.asWebviewUri(root).toString() });
+    webview.html = webviewHtml(SESSION_PAGE, { cspSource: webview.cspSource, nonce: makeNonce(), assetBase: webview.asWebviewUri(root).toString() });
     const folder = vscode.Uri.joinPath(uri, '..');
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, uri.path.split('/').pop() ?? ''));
     this.subscriptions.push(
