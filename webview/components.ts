@@ -9,20 +9,8 @@ import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
+import { el } from './dom';
 import type { FindingView, PaneSegment, StepDetail, StepSummary } from '../src/shared/protocol';
-
-type Props = { className?: string; text?: string; title?: string; attrs?: Record<string, string> };
-
-/** Creates an element; `text` is set as text, never parsed. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Node[]): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (props.className) node.className = props.className;
-  if (props.text !== undefined) node.textContent = props.text;
-  if (props.title) node.title = props.title;
-  for (const [k, v] of Object.entries(props.attrs ?? {})) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-}
 
 const icon = (name: string, className = '') => el('span', { className: `codicon codicon-${name} ${className}`, attrs: { 'aria-hidden': 'true' } });
 

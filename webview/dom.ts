@@ -1,4 +1,4 @@
-/** A DOM helper without dependencies (the session view loads no web components). */
+/** The webviews' one DOM helper, without dependencies (the session view loads no web components). */
 type Props = { className?: string; text?: string; title?: string; attrs?: Record<string, string> };
 
 /** Creates an element; `text` is set as text, never parsed. */

@@ -19,7 +19,8 @@ import {
   type StepDetail,
   type WebviewMessage,
 } from '../src/shared/protocol';
-import { banner, button, el, findingItem, pairItems, timeline } from './components';
+import { banner, button, findingItem, pairItems, timeline } from './components';
+import { el } from './dom';
 import { DiffView } from './diff';
 import { followTheme } from './theme';
 

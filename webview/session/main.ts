@@ -7,7 +7,7 @@
 import './session.css';
 import { isSessionHostMessage, SESSION_PROTOCOL_VERSION, type SessionView, type SessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
 import { detailOf, headerOf, rowElement } from './parts';
-import { el } from './dom';
+import { el } from '../dom';
 import { keyTarget, nextPosition, visibleRows, windowOf, type Filters } from './navigate';
 
 interface VsCodeApi {

@@ -5,7 +5,7 @@
  */
 import type { RowFinding, RowTool, SessionView, SessionWebviewMessage, TimelineRow } from '../../src/shared/session-protocol';
 import { pairsText } from '../../src/shared/session-text';
-import { el } from './dom';
+import { el } from '../dom';
 import { isProblem, sizeText } from './navigate';
 
 const number = (n: number) => n.toLocaleString('en-US');
