@@ -6,9 +6,10 @@
  * `--vscode-*` variables, as VS Code does.
  */
 import { parseSessionWebviewMessage, type SessionHostMessage, type SessionView, type SessionWebviewMessage } from '../../src/shared/session-protocol';
+import { applyTheme, sendLater, type StubTheme } from './stub-host';
 
 interface TestWindow {
-  __session: { view: SessionView; theme: { bodyClass: string; vars: Record<string, string> } };
+  __session: { view: SessionView; theme: StubTheme };
   __posted: SessionWebviewMessage[];
   __push(view: SessionView): void;
   acquireVsCodeApi(): unknown;
@@ -17,12 +18,9 @@ interface TestWindow {
 const page = window as unknown as TestWindow;
 const fixture = page.__session;
 page.__posted = [];
-for (const [name, value] of Object.entries(fixture.theme.vars)) document.documentElement.style.setProperty(name, value);
-document.body.classList.add(fixture.theme.bodyClass);
+applyTheme(fixture.theme);
 
-function send(message: SessionHostMessage): void {
-  setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: message })), 0);
-}
+const send = (message: SessionHostMessage): void => sendLater(message);
 page.__push = (view) => send({ type: 'session', view });
 
 page.acquireVsCodeApi = () => ({

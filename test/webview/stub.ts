@@ -14,11 +14,12 @@ import {
   type StepDetail,
   type WebviewMessage,
 } from '../../src/shared/protocol';
+import { applyTheme, sendLater, type StubTheme } from './stub-host';
 
 export interface Fixture {
   readonly view: TranscriptView | undefined;
   readonly details: Record<number, StepDetail>;
-  readonly theme: { readonly bodyClass: string; readonly vars: Record<string, string> };
+  readonly theme: StubTheme;
 }
 
 interface TestWindow {
@@ -30,12 +31,9 @@ interface TestWindow {
 const page = window as unknown as TestWindow;
 const fixture = page.__fixture;
 page.__posted = [];
-for (const [name, value] of Object.entries(fixture.theme.vars)) document.documentElement.style.setProperty(name, value);
-document.body.classList.add(fixture.theme.bodyClass);
+applyTheme(fixture.theme);
 
-function send(message: HostMessage): void {
-  setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: message })), 0);
-}
+const send = (message: HostMessage): void => sendLater(message);
 
 function answer(message: WebviewMessage): void {
   const view = fixture.view;
