@@ -21,19 +21,13 @@ export interface PairCounts {
 /** Why the log's cache read differs from what we expected. */
 export type CacheReason = 'prefix-break' | 'model-change' | 'time-gap' | 'no-cache-control' | 'unexplained';
 
+/** What the log reports about one request (see `UsageRecord`), less how the reader found it. */
+type ReportedUsage = Omit<UsageRecord, 'end' | 'style' | 'longLived' | 'cacheControl'>;
+
 /** One request that reported usage, with our expectation beside it. */
-export interface CacheRow {
+export interface CacheRow extends ReportedUsage {
   /** 1-based, in log order. */
   readonly index: number;
-  /** The line that reports the usage. */
-  readonly offset: number;
-  readonly thread: string;
-  readonly model?: string;
-  readonly time?: string;
-  readonly promptTokens: number;
-  readonly cacheRead: number;
-  readonly cacheWrite?: number;
-  readonly outputTokens?: number;
   /** What the previous request of the thread left cached (the most this one can read); undefined on a thread's first request. */
   readonly expectedRead?: number;
   /** Our prediction: the prefix since the previous request is intact, or a step broke it. */
