@@ -6,7 +6,7 @@
  * `--vscode-*` variables, as VS Code does.
  */
 import { parseSessionWebviewMessage, type SessionHostMessage, type SessionView, type SessionWebviewMessage } from '../../src/shared/session-protocol';
-import { applyTheme, sendLater, type StubTheme } from './stub-host';
+import { applyTheme, hostReceiver, sendLater, type StubTheme } from './stub-host';
 
 interface TestWindow {
   __session: { view: SessionView; theme: StubTheme };
@@ -24,10 +24,7 @@ const send = (message: SessionHostMessage): void => sendLater(message);
 page.__push = (view) => send({ type: 'session', view });
 
 page.acquireVsCodeApi = () => ({
-  postMessage(raw: unknown) {
-    const message = parseSessionWebviewMessage(JSON.parse(JSON.stringify(raw)));
-    if (!message) throw new Error(`invalid message ${JSON.stringify(raw)}`);
-    page.__posted.push(message);
+  postMessage: hostReceiver(parseSessionWebviewMessage, page.__posted, (message) => {
     if (message.type === 'ready') send({ type: 'session', view: fixture.view });
-  },
+  }),
 });

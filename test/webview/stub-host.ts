@@ -18,3 +18,17 @@ export function applyTheme(theme: StubTheme): void {
 export function sendLater(message: unknown): void {
   setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: message })), 0);
 }
+
+/**
+ * The host's side of `postMessage`: reads what the page posted as the real host
+ * does (a structured clone, then the protocol's validator; an invalid message
+ * fails the test), records it in `posted` and lets the stub answer it.
+ */
+export function hostReceiver<M>(parse: (value: unknown) => M | undefined, posted: M[], answer: (message: M) => void): (raw: unknown) => void {
+  return (raw) => {
+    const message = parse(JSON.parse(JSON.stringify(raw)));
+    if (!message) throw new Error(`invalid message ${JSON.stringify(raw)}`);
+    posted.push(message);
+    answer(message);
+  };
+}

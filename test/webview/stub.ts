@@ -14,7 +14,7 @@ import {
   type StepDetail,
   type WebviewMessage,
 } from '../../src/shared/protocol';
-import { applyTheme, sendLater, type StubTheme } from './stub-host';
+import { applyTheme, hostReceiver, sendLater, type StubTheme } from './stub-host';
 
 export interface Fixture {
   readonly view: TranscriptView | undefined;
@@ -63,12 +63,7 @@ page.acquireVsCodeApi = () => {
   if (acquired) throw new Error('acquireVsCodeApi may only be called once');
   acquired = true;
   return {
-    postMessage(raw: unknown) {
-      const message = parseWebviewMessage(JSON.parse(JSON.stringify(raw)));
-      if (!message) throw new Error(`invalid message ${JSON.stringify(raw)}`);
-      page.__posted.push(message);
-      answer(message);
-    },
+    postMessage: hostReceiver(parseWebviewMessage, page.__posted, answer),
     getState(): InspectorState | undefined {
       const saved = sessionStorage.getItem('vscode-state');
       return saved ? (JSON.parse(saved) as InspectorState) : undefined;
