@@ -95,6 +95,7 @@ class Inspector {
         if (message.view.file !== this.state.file) this.switchFile(message.view.file);
         this.view = message.view;
         this.renderTranscript(message.view);
+        this.followNewest();
         return;
       case 'step':
         if (!this.view) return;
@@ -122,12 +123,20 @@ class Inspector {
   }
 
   private toolbar(): HTMLElement {
+    const follow = button('Follow', 'pin', 'Follow: keep a growing file\'s newest step in view', () => {
+      this.saveState({ ...this.state, follow: !this.state.follow });
+      follow.setAttribute('aria-pressed', String(Boolean(this.state.follow)));
+      this.followNewest();
+    });
+    follow.classList.add('pl-follow');
+    follow.setAttribute('aria-pressed', String(Boolean(this.state.follow)));
     return el(
       'nav',
       { className: 'pl-toolbar', attrs: { 'aria-label': 'Stepping' } },
       button('', 'arrow-left', 'Previous step ( [ )', () => this.step(-1)),
       button('', 'arrow-right', 'Next step ( ] )', () => this.step(1)),
       button('Next non-patch step', 'warning', 'Next step that is not a patch: defer or abort ( n )', () => this.nextNonPatchStep()),
+      follow,
       this.timelineSlot,
       this.fixSlot,
     );
@@ -190,7 +199,7 @@ class Inspector {
 
   /** Another transcript (or none): nothing of the previous file's fix preview or pinned pair carries over. */
   private switchFile(file: string | undefined): void {
-    this.saveState(file === undefined ? {} : { file });
+    this.saveState({ ...(file === undefined ? {} : { file }), ...(this.state.follow ? { follow: true } : {}) });
     this.diff.selectPair(undefined);
   }
 
@@ -237,6 +246,12 @@ class Inspector {
     const at = steps.findIndex((s) => s.index === this.view?.selected);
     const next = steps[Math.max(0, Math.min(steps.length - 1, at + delta))];
     if (next) this.select(next.index);
+  }
+
+  /** With Follow on, the newest step is the one shown. */
+  private followNewest(): void {
+    const newest = this.view?.steps.at(-1);
+    if (this.state.follow && newest) this.select(newest.index);
   }
 
   /** The next step that is not a patch, wrapping around. */

@@ -151,6 +151,8 @@ export interface InspectorState {
   readonly file?: string;
   readonly step?: number;
   readonly previewFix?: boolean;
+  /** Follow: a growing file's newest step is kept in view. */
+  readonly follow?: boolean;
 }
 
 /** Compile-time exhaustiveness: every `switch` on a message type ends with this. */
@@ -213,5 +215,6 @@ export function parseInspectorState(value: unknown): InspectorState {
     ...(isText(value.file) ? { file: value.file } : {}),
     ...(isCount(value.step) && value.step > 0 ? { step: value.step } : {}),
     ...(typeof value.previewFix === 'boolean' ? { previewFix: value.previewFix } : {}),
+    ...(typeof value.follow === 'boolean' ? { follow: value.follow } : {}),
   };
 }

@@ -65,3 +65,36 @@ test('at a 400 px panel the diff is inline and every banner reason wraps, none c
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+test('Follow keeps a growing file\'s newest step in view; off, the selection stays', async () => {
+  const fixture = fixtureOf(incidentReport());
+  const full = fixture.view!;
+  const { page, errors } = await openInspector(harness, fixture);
+  /** The host re-sends the view of the file as it grows (here: its first `count` steps, `selected` kept). */
+  const grow = (count: number, selected: number) =>
+    page.evaluate(
+      ({ view, count, selected, detail }) => {
+        const message = { type: 'transcript', view: { ...view, steps: view.steps.slice(0, count), selected, detail } };
+        window.dispatchEvent(new MessageEvent('message', { data: message }));
+      },
+      { view: full, count, selected, detail: fixture.details[selected]! },
+    );
+  await grow(2, 1);
+  await waitReady(page, 1);
+  const toggle = page.locator('.pl-follow');
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+  await waitReady(page, 2);
+  await grow(4, 2);
+  await waitReady(page, 4);
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+  await grow(2, 1);
+  await waitReady(page, 1);
+  await grow(4, 1);
+  await waitReady(page, 1);
+  assert.equal(await page.evaluate(() => document.body.dataset.step), '1', 'Follow off: the selected step stays');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
