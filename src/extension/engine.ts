@@ -5,8 +5,9 @@
  * a file gives the same report on either side. No `vscode` import (the worker
  * runs plain Node).
  */
-import type { CheckOptions, Report, TokenEncoding } from '../core/index';
+import type { CheckInput, CheckOptions, Report, TokenEncoding } from '../core/index';
 import { checkAgainst, checkTranscript, detectFormat, inputFromFile, inputFromText } from '../core/index';
+import { formatBytes, LimitError, resolveLimits, type Limits } from '../core/limits';
 
 export type {
   CheckOptions,
@@ -37,11 +38,18 @@ export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';
 export { shownThread } from '../core/report/json';
 export { startProxy, type RunningProxy } from '../core/live/proxy';
+export type { Limits };
 
 /** A document's text and the name it is reported under. */
 export interface FileText {
   readonly file: string;
   readonly text: string;
+}
+
+/** How a check counts tokens and how far it reads (`prefixLens.tokenizer`, `prefixLens.limits.*`). */
+interface RequestOptions {
+  readonly tokens: TokenEncoding | false;
+  readonly limits: Partial<Limits>;
 }
 
 /**
@@ -50,8 +58,8 @@ export interface FileText {
  * as a rewrite of `older` ("Compare with…").
  */
 export type CheckRequest =
-  | ({ readonly kind: 'transcript'; readonly tokens: TokenEncoding | false } & FileText)
-  | { readonly kind: 'against'; readonly older: FileText; readonly newer: FileText; readonly tokens: TokenEncoding | false };
+  | ({ readonly kind: 'transcript' } & FileText & RequestOptions)
+  | ({ readonly kind: 'against'; readonly older: FileText; readonly newer: FileText } & RequestOptions);
 
 /** The file a request is reported under, and how much text it checks (UTF-16 units). */
 export function requestSize(request: CheckRequest): { readonly file: string; readonly length: number } {
@@ -61,9 +69,38 @@ export function requestSize(request: CheckRequest): { readonly file: string; rea
 
 /** Checks a request (never throws for bad input: the engine turns it into findings). */
 export function checkRequest(request: CheckRequest): Report {
-  const options: CheckOptions = { keepRewrites: true, tokens: request.tokens };
-  if (request.kind === 'against') return checkAgainst(request.older, request.newer, options);
-  return checkTranscript(inputFromText(request.file, request.text), options);
+  const options: CheckOptions = { keepRewrites: true, tokens: request.tokens, limits: request.limits };
+  const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
+  if (request.kind === 'against') return checkAgainst(boundedText(request.older, maxFileBytes), boundedText(request.newer, maxFileBytes), options);
+  return checkTranscript(boundedText(request, maxFileBytes), options);
+}
+
+/**
+ * A document's text as an input that stops reading, as a file on disk would,
+ * at the line that takes it past `maxFileBytes` (UTF-8): the report then says
+ * where reading stopped and the document has not passed.
+ */
+function boundedText(document: FileText, maxFileBytes: number): CheckInput {
+  const input = inputFromText(document.file, document.text);
+  if (Buffer.byteLength(document.text, 'utf8') <= maxFileBytes) return input;
+  const tooLarge = () => new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(maxFileBytes)})`);
+  return {
+    ...input,
+    *lines() {
+      let bytes = 0;
+      for (const line of input.lines()) {
+        bytes += Buffer.byteLength(line.text, 'utf8') + 1;
+        if (bytes > maxFileBytes) throw tooLarge();
+        yield line;
+      }
+    },
+    text: () => {
+      throw tooLarge();
+    },
+    bytes: () => {
+      throw tooLarge();
+    },
+  };
 }
 
 /** True when the engine recognises the first bytes as a transcript format. */
@@ -72,6 +109,6 @@ export function recognises(head: string): boolean {
 }
 
 /** Checks a file on disk as the engine reads it (a zip such as `.eval` included): the session view's check. */
-export function checkFile(path: string, tokens: TokenEncoding | false): Report {
-  return checkTranscript(inputFromFile(path), { keepRewrites: true, tokens });
+export function checkFile(path: string, tokens: TokenEncoding | false, limits: Partial<Limits>): Report {
+  return checkTranscript(inputFromFile(path, limits), { keepRewrites: true, tokens, limits });
 }

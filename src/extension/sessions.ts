@@ -163,7 +163,7 @@ export class Sessions implements vscode.Disposable {
     const version = session.document.version;
     const file = session.uri.fsPath || session.uri.toString();
     try {
-      const request = { kind: 'transcript', file, text: session.document.getText(), tokens: settings.tokens } as const;
+      const request = { kind: 'transcript', file, text: session.document.getText(), tokens: settings.tokens, limits: settings.limits } as const;
       const report = await this.checker.check(request, settings.workerThresholdBytes);
       if (session.document.version !== version || this.get(session.uri) !== session) return;
       session.setReport(report, version);
@@ -204,7 +204,7 @@ export class Sessions implements vscode.Disposable {
   /** "Compare with…": `newer` judged as a rewrite of `older`, checked where the Checker decides. */
   compare(older: FileText, newer: FileText, scope: vscode.Uri): Promise<Report> {
     const settings = readSettings(scope);
-    return this.checker.check({ kind: 'against', older, newer, tokens: settings.tokens }, settings.workerThresholdBytes);
+    return this.checker.check({ kind: 'against', older, newer, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes);
   }
 
   /** Re-evaluates every open document (settings changed): opens, re-checks or closes sessions. */

@@ -1,6 +1,6 @@
 /** The `prefixLens.*` settings, read fresh each time (no cached mutable state). */
 import * as vscode from 'vscode';
-import type { RuleId, TokenEncoding } from './engine';
+import type { Limits, RuleId, TokenEncoding } from './engine';
 
 export type SeverityOverride = 'error' | 'warning' | 'info' | 'hint' | 'off';
 
@@ -12,6 +12,21 @@ export interface Settings {
   readonly severity: Readonly<Partial<Record<RuleId, SeverityOverride>>>;
   readonly debounceMs: number;
   readonly codeLens: boolean;
+  /** `prefixLens.limits.*` that are set (docs/limits.md); unset ones keep the engine's defaults. */
+  readonly limits: Partial<Limits>;
+  /** Warn when a re-check of an open transcript finds a new aborting step. */
+  readonly notifyOnAbort: boolean;
+}
+
+const LIMIT_KEYS: readonly (keyof Limits)[] = ['maxFileBytes', 'maxLineChars', 'maxDecompressedBytes', 'maxZipEntries', 'maxFindingsPerRule'];
+
+function readLimits(config: vscode.WorkspaceConfiguration): Partial<Limits> {
+  const out: Partial<Record<keyof Limits, number>> = {};
+  for (const key of LIMIT_KEYS) {
+    const value = config.get<unknown>(`limits.${key}`);
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) out[key] = value;
+  }
+  return out;
 }
 
 export const SECTION = 'prefixLens';
@@ -26,10 +41,12 @@ export function readSettings(scope?: vscode.ConfigurationScope): Settings {
     severity: config.get<Partial<Record<RuleId, SeverityOverride>>>('severity', {}),
     debounceMs: Math.max(0, config.get<number>('debounceMs', 300)),
     codeLens: config.get<boolean>('codeLens.enabled', true),
+    limits: readLimits(config),
+    notifyOnAbort: config.get<boolean>('notifyOnAbort', true),
   };
 }
 
 /** Settings whose change means every transcript must be checked again. */
-export const RECHECK_KEYS = ['include', 'tokenizer', 'workerThresholdBytes'].map((k) => `${SECTION}.${k}`);
+export const RECHECK_KEYS = ['include', 'tokenizer', 'workerThresholdBytes', 'limits'].map((k) => `${SECTION}.${k}`);
 /** Settings whose change only re-publishes diagnostics. */
 export const REPUBLISH_KEYS = [`${SECTION}.severity`];

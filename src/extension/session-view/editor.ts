@@ -68,10 +68,10 @@ class SessionEditor implements vscode.Disposable {
 
   private async check(): Promise<Report> {
     const settings = readSettings(this.uri);
-    if (isZip(this.uri) && this.uri.scheme === 'file') return checkFile(this.uri.fsPath, settings.tokens);
+    if (isZip(this.uri) && this.uri.scheme === 'file') return checkFile(this.uri.fsPath, settings.tokens, settings.limits);
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.uri));
     const file = this.uri.scheme === 'file' ? this.uri.fsPath : this.uri.toString();
-    return this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens }, settings.workerThresholdBytes);
+    return this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes);
   }
 
   private async push(): Promise<void> {

@@ -6,7 +6,8 @@ import { api, closeAll, codeOf, diagnosticsOf, example, fixture, openTranscript,
 
 suite('settings', () => {
   teardown(async () => {
-    for (const key of ['severity', 'tokenizer', 'workerThresholdBytes', 'include']) await setSetting(key, undefined);
+    const limits = ['maxFileBytes', 'maxLineChars', 'maxFindingsPerRule'].map((k) => `limits.${k}`);
+    for (const key of ['severity', 'tokenizer', 'workerThresholdBytes', 'include', ...limits]) await setSetting(key, undefined);
     await closeAll();
   });
 
@@ -58,6 +59,38 @@ suite('settings', () => {
     const compared = await vscode.commands.executeCommand<Report>('prefixLens.compareWith', before.session.uri, after.session.uri);
     assert.equal(compared?.steps[0]?.decision, 'abort');
     assert.equal(checker.stats.worker, compareWorkers + 1, 'the comparison ran in a worker');
+  });
+
+  test('prefixLens.limits.* bound a check, inline and in a worker: a file over a limit shows the reason as an error and never looks clean', async () => {
+    const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
+    const { checker } = await api();
+    const stopped = () => session.report?.stopped;
+    const skipped = (limit: string) => diagnosticsOf(session.uri).find((d) => codeOf(d).value === 'record-skipped' && d.message.includes(limit));
+    assert.equal(stopped(), undefined);
+    assert.equal(skipped(''), undefined);
+
+    await setSetting('limits.maxLineChars', 40);
+    const long = await waitFor('reading stopped at a long line', () => skipped('maxLineChars'));
+    assert.equal(long.severity, vscode.DiagnosticSeverity.Error);
+    assert.match(stopped()?.reason ?? '', /^line \d+ is longer than the maxLineChars limit \(40 characters\)$/);
+    assert.equal(long.message.split('\n').length, 1, 'one line');
+
+    await setSetting('limits.maxLineChars', undefined);
+    await waitFor('read to its end again', () => session.report && !stopped() && !skipped(''));
+    assert.equal(session.report?.steps[0]?.decision, 'abort');
+
+    await setSetting('limits.maxFindingsPerRule', 0);
+    await waitFor('the orphan counted, not listed', () =>
+      diagnosticsOf(session.uri).find((d) => codeOf(d).value === 'tool-result-orphaned' && /\d more tool-result-orphaned findings not listed: above the limit of 0 per rule/.test(d.message)),
+    );
+
+    const workers = checker.stats.worker;
+    await setSetting('workerThresholdBytes', 0);
+    await setSetting('limits.maxFileBytes', 100);
+    const large = await waitFor('reading stopped at the size limit', () => skipped('maxFileBytes'));
+    assert.equal(large.severity, vscode.DiagnosticSeverity.Error);
+    assert.ok(checker.stats.worker > workers, 'checked in a worker');
+    assert.equal(stopped()?.reason, 'the file is larger than the maxFileBytes limit (100 bytes)');
   });
 
   test('prefixLens.include adds files by glob, still only when the content is a transcript', async () => {
