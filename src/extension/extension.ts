@@ -5,6 +5,7 @@
  * commands are small factories over one context object. No module-level state.
  */
 import * as vscode from 'vscode';
+import { AbortNotifier } from './abort-notice';
 import { Checker } from './checker';
 import { TranscriptCodeActions } from './codeActions';
 import { INSPECT_STEP_COMMAND, StepCodeLenses } from './codeLens';
@@ -31,6 +32,8 @@ export interface PrefixLensApi {
   /** What the inspector panel shows now. */
   readonly inspector: Inspector;
   readonly sessionViews: SessionEditors;
+  /** Warnings shown for new aborting steps. */
+  readonly abortNotifier: AbortNotifier;
 }
 
 type Command = (...args: never[]) => unknown;
@@ -96,9 +99,11 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const sessionViews = registerSessionView(context, checker);
   const recorder = new AgentRecorder(context);
   context.subscriptions.push(recorder, vscode.commands.registerCommand(RECORD_COMMAND, (options?: { upstream?: string }) => recorder.start(options)));
+  const abortNotifier = new AbortNotifier(sessions);
+  context.subscriptions.push(abortNotifier);
   sessions.start();
   log.info('Prefix Lens activated');
-  return { sessions, tree, checker, inspector, sessionViews };
+  return { sessions, tree, checker, inspector, sessionViews, abortNotifier };
 }
 
 export function deactivate(): void {
