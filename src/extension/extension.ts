@@ -94,7 +94,6 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   context.subscriptions.push(
     vscode.languages.registerCodeActionsProvider(TRANSCRIPT_SELECTOR, new TranscriptCodeActions(sessions), TranscriptCodeActions.metadata),
     vscode.languages.registerCodeLensProvider(TRANSCRIPT_SELECTOR, lenses),
-    vscode.window.createTreeView('prefixLens.rewrites', { treeDataProvider: tree, showCollapseAll: true }),
   );
   const sessionViews = registerSessionView(context, checker);
   const recorder = new AgentRecorder(context);

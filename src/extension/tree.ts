@@ -12,6 +12,7 @@ import { pairStates, shownThread, toolPairs, type Decision, type Finding, type P
 
 export const REVEAL_COMMAND = 'prefixLens.revealFinding';
 export const SELECT_STEP_COMMAND = 'prefixLens.selectStep';
+export const PROBLEMS_ONLY_COMMAND = 'prefixLens.toggleProblemsOnly';
 
 export type RewriteNode =
   | { readonly kind: 'step'; readonly session: Session; readonly step: StepReport }
@@ -61,13 +62,55 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
   private readonly changed = new vscode.EventEmitter<RewriteNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
+  /** The view showing this tree (it follows the selected step). */
+  readonly view: vscode.TreeView<RewriteNode>;
+  /** "Problems only": steps that patch cleanly are hidden. */
+  private problemsOnly = false;
+  /** The active session's selection changes, which the view follows. */
+  private selection: vscode.Disposable | undefined;
 
   constructor(private readonly sessions: Sessions) {
+    this.view = vscode.window.createTreeView('prefixLens.rewrites', { treeDataProvider: this, showCollapseAll: true });
     this.subscriptions = [
-      sessions.onDidUpdate(() => this.changed.fire(undefined)),
-      sessions.onDidChangeActive(() => this.changed.fire(undefined)),
+      this.view,
+      sessions.onDidUpdate(() => this.refresh()),
+      sessions.onDidChangeActive((session) => {
+        this.selection?.dispose();
+        this.selection = session?.onDidChange(() => this.revealSelected());
+        this.refresh();
+      }),
       sessions.onDidClose(() => this.changed.fire(undefined)),
+      vscode.commands.registerCommand(PROBLEMS_ONLY_COMMAND, () => this.toggleProblemsOnly()),
     ];
+  }
+
+  /** Shows only steps that are not patches (or all again); returns the new state. */
+  toggleProblemsOnly(): boolean {
+    this.problemsOnly = !this.problemsOnly;
+    this.view.description = this.problemsOnly ? 'problems only' : undefined;
+    this.changed.fire(undefined);
+    return this.problemsOnly;
+  }
+
+  /** Redraws, then keeps the active session's selected step in view. */
+  private refresh(): void {
+    this.changed.fire(undefined);
+    this.revealSelected();
+  }
+
+  private revealSelected(): void {
+    const session = this.sessions.active();
+    const step = session?.selectedStep === undefined ? undefined : session.step(session.selectedStep);
+    if (!session || !step || !this.view.visible || !this.shows(step)) return;
+    void this.view.reveal({ kind: 'step', session, step }, { select: true, focus: false }).then(undefined, () => undefined);
+  }
+
+  private shows(step: StepReport): boolean {
+    return !this.problemsOnly || step.decision !== 'patch';
+  }
+
+  getParent(): RewriteNode | undefined {
+    return undefined;
   }
 
   getChildren(node?: RewriteNode): RewriteNode[] {
@@ -86,7 +129,7 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
     const report = session?.report;
     if (!session || !report) return [];
     const windowFindings = report.findings.filter((f) => f.step === undefined);
-    const steps: RewriteNode[] = report.steps.map((step) => ({ kind: 'step', session, step }));
+    const steps: RewriteNode[] = report.steps.filter((step) => this.shows(step)).map((step) => ({ kind: 'step', session, step }));
     const pairs = pairNodes(session);
     return [
       { kind: 'file', session },
@@ -135,6 +178,7 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
   }
 
   dispose(): void {
+    this.selection?.dispose();
     for (const d of this.subscriptions) d.dispose();
     this.changed.dispose();
   }

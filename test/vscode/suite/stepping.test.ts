@@ -130,4 +130,28 @@ suite('stepping, CodeLens, tree', () => {
     await waitFor('the finding revealed', () => editor.document.offsetAt(editor.selection.start) === orphan.finding.range.start);
     assert.equal(session.document.getText(editor.selection), '"call_b"');
   });
+
+  test('the Rewrites view follows the selected step and has a "problems only" filter', async () => {
+    const { session } = await openTranscript(fixture('three-steps.trace.jsonl'));
+    const { tree } = await api();
+    const steps = () => tree.getChildren().flatMap((n: RewriteNode) => (n.kind === 'step' ? [n.step] : []));
+    await waitFor('the steps listed', () => steps().length === session.report?.steps.length);
+    const all = steps();
+    assert.ok(all.some((s) => s.decision === 'patch') && all.some((s) => s.decision !== 'patch'), 'the fixture mixes patches and problems');
+    await vscode.commands.executeCommand('prefixLens.toggleProblemsOnly');
+    assert.deepEqual(steps().map((s) => s.index), all.filter((s) => s.decision !== 'patch').map((s) => s.index));
+    assert.equal(tree.view.description, 'problems only');
+    await vscode.commands.executeCommand('prefixLens.toggleProblemsOnly');
+    assert.equal(steps().length, all.length);
+
+    await vscode.commands.executeCommand('prefixLens.rewrites.focus');
+    await waitFor('the view visible', () => tree.view.visible);
+    for (const step of [all.at(-1)!, all[0]!]) {
+      session.selectStep(step.index);
+      await waitFor(`step ${step.index} selected in the view`, () => {
+        const node = tree.view.selection[0];
+        return node?.kind === 'step' && node.step.index === step.index;
+      });
+    }
+  });
 });
