@@ -27,8 +27,45 @@ const ANTHROPIC_BLOCKS: ReadonlySet<string> = new Set([
   'web_fetch_tool_result', 'code_execution_tool_result', 'bash_code_execution_tool_result', 'text_editor_code_execution_tool_result',
   'tool_search_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'compaction',
 ]);
+/** Content part types of OpenAI Chat Completions messages the reader keeps as bytes (text is read). */
+const CHAT_PARTS: ReadonlySet<string> = new Set(['text', 'image_url', 'input_audio', 'file', 'refusal', 'audio', 'thinking', 'redacted_thinking']);
+/** Item and content part types of the OpenAI Responses API the reader keeps as bytes (calls with a `call_id` are read). */
+const RESPONSES_PARTS: ReadonlySet<string> = new Set([
+  'message', 'reasoning', 'item_reference', 'compaction', 'file_search_call', 'web_search_call', 'computer_call', 'computer_call_output',
+  'image_generation_call', 'code_interpreter_call', 'local_shell_call', 'local_shell_call_output', 'shell_call', 'shell_call_output',
+  'apply_patch_call', 'apply_patch_call_output', 'mcp_list_tools', 'mcp_approval_request', 'mcp_approval_response', 'mcp_call',
+  'input_text', 'input_image', 'input_file', 'input_audio', 'output_text', 'refusal', 'summary_text', 'reasoning_text',
+]);
+/** Fields of a Gemini `Part` (both spellings the REST API accepts); a part is unknown when it has any other key. */
+const GEMINI_PART_KEYS: ReadonlySet<string> = new Set([
+  'text', 'thought', 'thoughtSignature', 'thought_signature', 'inlineData', 'inline_data', 'fileData', 'file_data', 'executableCode', 'executable_code',
+  'codeExecutionResult', 'code_execution_result', 'videoMetadata', 'video_metadata', 'partMetadata', 'part_metadata', 'mediaResolution', 'media_resolution',
+]);
+/** Members of a Bedrock Converse `ContentBlock` the reader keeps as bytes (text, toolUse, toolResult are read). */
+const BEDROCK_BLOCKS: ReadonlySet<string> = new Set(['text', 'image', 'document', 'video', 'audio', 'guardContent', 'cachePoint', 'reasoningContent', 'citationsContent', 'searchResult']);
+
+/** The names a part of one format is typed by; none when the value is not a typed part (a Chat message's extra field). */
+type PartNames = (value: JsonNode & { type: 'object' }) => readonly string[];
+/** The name of a part without a `type`, where such a value is a part. */
+const UNTYPED = '\0untyped';
+/** A part named by its `type` (`untyped`: whether a value without one is a part all the same). */
+const byType = (untyped: boolean): PartNames => (value) => {
+  const type = value.properties.find((p) => p.key === 'type')?.value;
+  if (type?.type === 'string') return [type.value];
+  return untyped ? [UNTYPED] : [];
+};
+/** A part named by its keys (Gemini parts, Bedrock content blocks). */
+const byKeys: PartNames = (value) => value.properties.map((p) => p.key);
+
 /** The part types each format's reader knows and keeps as bytes; formats not listed are not checked for unknown types. */
-const KNOWN_OPAQUE: Partial<Record<FormatId, ReadonlySet<string>>> = { anthropic: ANTHROPIC_BLOCKS, 'claude-code': ANTHROPIC_BLOCKS };
+const KNOWN_OPAQUE: Partial<Record<FormatId, { readonly known: ReadonlySet<string>; readonly names: PartNames }>> = {
+  anthropic: { known: ANTHROPIC_BLOCKS, names: byType(true) },
+  'claude-code': { known: ANTHROPIC_BLOCKS, names: byType(true) },
+  'openai-chat': { known: CHAT_PARTS, names: byType(false) },
+  'openai-responses': { known: RESPONSES_PARTS, names: byType(true) },
+  gemini: { known: GEMINI_PART_KEYS, names: byKeys },
+  bedrock: { known: BEDROCK_BLOCKS, names: byKeys },
+};
 /** At most this many unknown type names are listed in the message. */
 const MAX_TYPES = 5;
 
@@ -38,10 +75,9 @@ export function isToolShaped(value: JsonNode): boolean {
   return value.properties.some((p) => TOOL_KEYS.has(p.key) || (p.key === 'type' && p.value.type === 'string' && TOOL_TYPES.has(p.value.value)));
 }
 
-/** A part's `type`, as the message names it. */
-function typeName(value: JsonNode & { type: 'object' }): string {
-  const type = value.properties.find((p) => p.key === 'type')?.value;
-  return type?.type === 'string' ? JSON.stringify(type.value) : 'no "type"';
+/** A type name as the message says it. */
+function shown(name: string): string {
+  return name === UNTYPED ? 'no "type"' : JSON.stringify(name);
 }
 
 /** What a check has counted so far: the parts, by where they start, and the messages already walked. */
@@ -63,14 +99,17 @@ export function unreadParts(): UnreadParts {
  * costs nothing here.
  */
 export function collectUnreadParts(window: ContextWindow, unread: UnreadParts): void {
-  const known = KNOWN_OPAQUE[window.format];
+  const table = KNOWN_OPAQUE[window.format];
   for (const message of window.messages) {
     if (unread.walked.has(message) || message[CARRIED_FROM]) continue;
     unread.walked.add(message);
     for (const block of message.blocks) {
-      if (block.kind !== 'opaque' || !block.source || known?.has(block.type)) continue;
+      if (block.kind !== 'opaque' || !block.source) continue;
+      const names = table && block.value.type === 'object' ? table.names(block.value) : [];
+      const unknown = names.filter((name) => !table?.known.has(name));
+      if (names.length > 0 && unknown.length === 0) continue;
       if (isToolShaped(block.value)) unread.parts.set(block.source.start, block.source);
-      else if (known && block.value.type === 'object') unread.unknown.set(block.source.start, { range: block.source, type: typeName(block.value) });
+      else if (unknown.length > 0) unread.unknown.set(block.source.start, { range: block.source, type: unknown.map(shown).join('+') });
     }
   }
 }

@@ -117,6 +117,70 @@ describe('unseen content: one info per cause, with the count and the first locat
     );
   });
 
+  /** Checks `body` as `format` and returns its only finding, which must be the unknown-parts info naming `types`, first at `firstNeedle`. */
+  const onlyUnknown = (format: 'openai-chat' | 'openai-responses' | 'gemini' | 'bedrock', body: object, firstNeedle: string) => {
+    const text = JSON.stringify(body, null, 1);
+    const report = checkTranscript({ file: 'request.json', text }, { ...OPTIONS, format });
+    assert.equal(report.findings.length, 1, JSON.stringify(report.findings));
+    const [only] = report.findings;
+    const first = text.lastIndexOf('{', text.indexOf(firstNeedle));
+    assert.equal(only!.range.start, first);
+    return { message: only!.message, line: lineAt(text, first) };
+  };
+
+  it('OpenAI Chat: content parts of an unknown type are one info; known part types and extra message fields are not said', () => {
+    const body = {
+      model: 'gpt-4o',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Look.' }, { type: 'image_url', image_url: { url: 'data:,' } }, { type: 'input_audio', input_audio: { data: '', format: 'wav' } }] },
+        { role: 'assistant', content: [{ type: 'refusal', refusal: 'No.' }], name: 'bot' },
+        { role: 'user', content: [{ type: 'future_part', x: 1 }, { type: 'file', file: { file_id: 'f' } }] },
+      ],
+    };
+    const { message, line } = onlyUnknown('openai-chat', body, '"future_part"');
+    assert.equal(message, `1 part of a type the OpenAI Chat Completions request bodies reader does not know ("future_part"; first at line ${line}): kept as raw bytes, what it holds is not checked`);
+  });
+
+  it('OpenAI Responses: input items and content parts of an unknown type are one info; reasoning, web search and output text are not said', () => {
+    const body = {
+      model: 'gpt-5',
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'Hi' }, { type: 'input_image', image_url: 'data:,' }] },
+        { type: 'reasoning', id: 'rs_1', summary: [] },
+        { type: 'web_search_call', id: 'ws_1', status: 'completed' },
+        { type: 'future_item', id: 'x_1' },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done' }, { type: 'future_part' }] },
+      ],
+    };
+    const { message, line } = onlyUnknown('openai-responses', body, '"future_item"');
+    assert.equal(message, `2 parts of a type the OpenAI Responses request bodies reader does not know ("future_item", "future_part"; first at line ${line}): kept as raw bytes, what they hold is not checked`);
+  });
+
+  it('Gemini: parts with a key the reader does not know are one info; inline data, thoughts and signatures are not said', () => {
+    const body = {
+      contents: [
+        { role: 'user', parts: [{ text: 'Look.' }, { inlineData: { mimeType: 'image/png', data: '' } }, { fileData: { fileUri: 'gs://a', mimeType: 'text/plain' } }] },
+        { role: 'model', parts: [{ thought: true, text: 'hm' }, { text: 'ok', thoughtSignature: 'c2ln' }, { executableCode: { language: 'PYTHON', code: '1' } }] },
+        { role: 'user', parts: [{ futurePart: { x: 1 } }, { codeExecutionResult: { outcome: 'OUTCOME_OK' } }] },
+      ],
+    };
+    const { message, line } = onlyUnknown('gemini', body, '"futurePart"');
+    assert.equal(message, `1 part of a type the Gemini generateContent request bodies reader does not know ("futurePart"; first at line ${line}): kept as raw bytes, what it holds is not checked`);
+  });
+
+  it('Bedrock: Converse content blocks of an unknown member are one info; images, reasoning and cache points are not said', () => {
+    const body = {
+      modelId: 'anthropic.claude-3-5-sonnet',
+      messages: [
+        { role: 'user', content: [{ text: 'Look.' }, { image: { format: 'png', source: { bytes: '' } } }, { cachePoint: { type: 'default' } }] },
+        { role: 'assistant', content: [{ reasoningContent: { reasoningText: { text: 'hm' } } }, { text: 'ok' }] },
+        { role: 'user', content: [{ futureBlock: {} }] },
+      ],
+    };
+    const { message, line } = onlyUnknown('bedrock', body, '"futureBlock"');
+    assert.equal(message, `1 part of a type the Bedrock Converse request bodies reader does not know ("futureBlock"; first at line ${line}): kept as raw bytes, what it holds is not checked`);
+  });
+
   it('lineAt counts the lines before an offset', () => {
     assert.equal(lineAt('a\nb\nc', 0), 1);
     assert.equal(lineAt('a\nb\nc', 2), 2);
