@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Session } from '../../../src/extension/sessions';
-import { closeAll, codeOf, diagnosticsOf, example, fixture, openTranscript, settled, waitFor } from './helpers';
+import { closeAll, codeOf, diagnosticsOf, example, fixture, openTranscript, settled, waitFor, waitForDisk } from './helpers';
 
 async function quickFixes(session: Session, rule: string): Promise<{ actions: vscode.CodeAction[]; diagnostic: vscode.Diagnostic }> {
   const diagnostic = await waitFor(`a ${rule} diagnostic`, () => diagnosticsOf(session.uri).find((d) => codeOf(d).value === rule));
@@ -182,7 +182,7 @@ suite('quick fixes', () => {
     const { session } = await openTranscript(file);
     const appended = '{"type":"append","messages":[{"role":"user","content":"written by the agent meanwhile"}]}\n';
     fs.appendFileSync(file, appended);
-    await waitFor('the reload from disk', () => session.document.getText().includes('written by the agent meanwhile'));
+    await waitForDisk(file, 'the reload from disk', () => session.document.getText().includes('written by the agent meanwhile'));
     await settled(session);
     const outcome = await vscode.commands.executeCommand<{ applied: boolean; copy?: vscode.Uri }>('prefixLens.applyFix', session.uri, 3);
     assert.ok(outcome.applied && outcome.copy, 'a repaired copy instead of an edit');

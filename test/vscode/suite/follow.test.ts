@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, closeAll, codeOf, diagnosticsOf, example, openTranscript, repoPath, setSetting, waitFor } from './helpers';
+import { api, closeAll, codeOf, diagnosticsOf, example, openTranscript, repoPath, setSetting, waitFor, waitForDisk } from './helpers';
 
 suite('follow a growing file', () => {
   teardown(async () => {
@@ -29,7 +29,7 @@ suite('follow a growing file', () => {
     fs.writeFileSync(file, lines.slice(0, 2).join(''));
     const { session } = await openTranscript(file);
     fs.appendFileSync(file, lines.slice(2).join(''));
-    const notice = await waitFor('a warning for the new abort', () => noticesFor(session.uri)[0]);
+    const notice = await waitForDisk(file, 'a warning for the new abort', () => noticesFor(session.uri)[0]);
     assert.equal(notice.step, 1);
     assert.ok(notice.rules.includes('tool-result-orphaned'), notice.rules.join());
     assert.match(notice.message, /agent\.trace\.jsonl step 1 aborts: .*tool-result-orphaned/);
@@ -40,15 +40,15 @@ suite('follow a growing file', () => {
 
     const version = session.reportVersion;
     fs.appendFileSync(file, '\n');
-    await waitFor('a re-check of the grown file', () => session.reportVersion > version && session.reportVersion === session.document.version);
+    await waitForDisk(file, 'a re-check of the grown file', () => session.reportVersion > version && session.reportVersion === session.document.version);
     assert.equal(session.report?.steps[0]?.decision, 'abort');
     assert.equal(noticesFor(session.uri).length, 1, 'the same abort is not announced again');
 
     await setSetting('notifyOnAbort', false);
     fs.writeFileSync(file, lines.slice(0, 2).join(''));
-    await waitFor('the abort gone with the truncation', () => session.report?.steps.length === 0 && session.reportVersion === session.document.version);
+    await waitForDisk(file, 'the abort gone with the truncation', () => session.report?.steps.length === 0 && session.reportVersion === session.document.version);
     fs.appendFileSync(file, lines.slice(2).join(''));
-    await waitFor('the abort back', () => session.report?.steps[0]?.decision === 'abort' && session.reportVersion === session.document.version);
+    await waitForDisk(file, 'the abort back', () => session.report?.steps[0]?.decision === 'abort' && session.reportVersion === session.document.version);
     assert.equal(noticesFor(session.uri).length, 1, 'prefixLens.notifyOnAbort: false shows no warning');
   });
 
@@ -62,11 +62,11 @@ suite('follow a growing file', () => {
     assert.equal(diagnosticsOf(uri).filter((d) => codeOf(d).value === 'tool-result-orphaned').length, 0, 'nothing wrong before the rewrite');
 
     fs.appendFileSync(file, lines.slice(2).join(''));
-    const orphan = await waitFor('the orphaned result after the append', () => diagnosticsOf(uri).find((d) => codeOf(d).value === 'tool-result-orphaned'));
+    const orphan = await waitForDisk(file, 'the orphaned result after the append', () => diagnosticsOf(uri).find((d) => codeOf(d).value === 'tool-result-orphaned'));
     assert.equal(orphan.range.start.line, 4, 'on the appended line');
 
     fs.writeFileSync(file, fs.readFileSync(repoPath('examples', 'whole-pair-compaction.trace.jsonl'), 'utf8'));
-    await waitFor('the replaced file checked from the start', () => {
+    await waitForDisk(file, 'the replaced file checked from the start', () => {
       const codes = diagnosticsOf(uri).map((d) => codeOf(d).value);
       return codes.includes('prefix-mutated') && !codes.includes('tool-result-orphaned');
     });

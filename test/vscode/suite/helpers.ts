@@ -52,6 +52,26 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | fals
   }
 }
 
+/**
+ * Waits for what a change on disk brings. VS Code sees a file outside the
+ * workspace change only once its watcher for the open editor is up, which is
+ * asynchronous: a change made right after opening can go unseen. While
+ * waiting, the file's mtime is re-stamped every 2 s (its bytes stay as they
+ * are), so the change is seen as soon as the watcher is there.
+ */
+export async function waitForDisk<T>(file: string, what: string, probe: () => T | undefined | false): Promise<T> {
+  let stamped = Date.now();
+  return waitFor(what, () => {
+    const value = probe();
+    if ((value === undefined || value === false) && Date.now() - stamped > 2_000) {
+      stamped = Date.now();
+      const now = new Date();
+      fs.utimesSync(file, now, now);
+    }
+    return value;
+  });
+}
+
 /** Opens a file in an editor and waits until its session has a report for the current text. */
 export async function openTranscript(file: string): Promise<{ session: Session; editor: vscode.TextEditor }> {
   const { sessions } = await api();

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, closeAll, repoPath, waitFor } from './helpers';
+import { api, closeAll, repoPath, waitFor, waitForDisk } from './helpers';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-session-view-'));
 const corpus = (name: string) => {
@@ -21,7 +21,8 @@ const corpus = (name: string) => {
 
 async function lastView(uri: vscode.Uri, what: string, ready: (rows: number) => boolean = (n) => n > 0) {
   const { sessionViews } = await api();
-  return waitFor(what, () => sessionViews.viewsOf(uri).map((e) => e.lastView).find((v) => v !== undefined && ready(v.rows.length)));
+  const probe = () => sessionViews.viewsOf(uri).map((e) => e.lastView).find((v) => v !== undefined && ready(v.rows.length));
+  return uri.scheme === 'file' ? waitForDisk(uri.fsPath, what, probe) : waitFor(what, probe);
 }
 
 const activeTabViewType = () => {
