@@ -7,8 +7,8 @@
  * in an info finding with the count and the first location.
  */
 import { finding, type Finding } from './findings';
-import type { JsonNode } from './json/parse';
-import { CARRIED_FROM, type ContextWindow, type FormatId, type Message } from './model';
+import type { JsonNode, JsonObject } from './json/parse';
+import { CARRIED_FROM, type ContextWindow, type FormatId, type Message, type OpaqueBlock } from './model';
 import type { SourceRange } from './text';
 
 /** Keys that carry a call or a result in some provider's shape. */
@@ -43,28 +43,56 @@ const GEMINI_PART_KEYS: ReadonlySet<string> = new Set([
 ]);
 /** Members of a Bedrock Converse `ContentBlock` the reader keeps as bytes (text, toolUse, toolResult are read). */
 const BEDROCK_BLOCKS: ReadonlySet<string> = new Set(['text', 'image', 'document', 'video', 'audio', 'guardContent', 'cachePoint', 'reasoningContent', 'citationsContent', 'searchResult']);
+/** Codex rollouts hold Responses items, plus the tool-search items Codex writes (the reader's `INPUT_ITEMS`). */
+const CODEX_PARTS: ReadonlySet<string> = new Set([...RESPONSES_PARTS, 'tool_search_call', 'tool_search_output']);
+/** Types of an Inspect AI `ChatMessage` content list (`Content` in `inspect_ai`; `tool_use` is a server-side tool, not a call to pair). */
+const INSPECT_CONTENT: ReadonlySet<string> = new Set(['text', 'reasoning', 'image', 'audio', 'video', 'data', 'tool_use', 'document']);
+/**
+ * Part types the OTel reader keeps as bytes. It reads messages of several
+ * shapes, so this is their union: OTel GenAI semconv parts (`tool_call` and
+ * `tool_call_response` are read), Chat and Responses parts (raw requests),
+ * Anthropic blocks and LangChain standard blocks (a LangChain message's
+ * content). A `tool_call` anywhere it is not read stays a tool-shaped part.
+ */
+const OTEL_PARTS: ReadonlySet<string> = new Set([
+  'reasoning', 'blob', 'file', 'uri', 'server_tool_call', 'server_tool_call_response', 'text-plain', 'non_standard', 'server_tool_result',
+  ...CHAT_PARTS, ...RESPONSES_PARTS, ...ANTHROPIC_BLOCKS,
+]);
 
-/** The names a part of one format is typed by; none when the value is not a typed part (a Chat message's extra field). */
-type PartNames = (value: JsonNode & { type: 'object' }) => readonly string[];
+/** The names a part of one format is typed by; none when the block is not a typed part (a Chat message's extra field). */
+type PartNames = (block: OpaqueBlock & { readonly value: JsonObject }) => readonly string[];
 /** The name of a part without a `type`, where such a value is a part. */
 const UNTYPED = '\0untyped';
 /** A part named by its `type` (`untyped`: whether a value without one is a part all the same). */
-const byType = (untyped: boolean): PartNames => (value) => {
+const byType = (untyped: boolean): PartNames => ({ value }) => {
   const type = value.properties.find((p) => p.key === 'type')?.value;
   if (type?.type === 'string') return [type.value];
   return untyped ? [UNTYPED] : [];
 };
 /** A part named by its keys (Gemini parts, Bedrock content blocks). */
-const byKeys: PartNames = (value) => value.properties.map((p) => p.key);
+const byKeys: PartNames = ({ value }) => value.properties.map((p) => p.key);
+/** Gemini CLI parts by key; its `thoughts` entries (`{subject, description}`) are opaque blocks of type `thought` that are no parts. */
+const cliParts: PartNames = (block) => {
+  const keys = byKeys(block);
+  return block.type === 'thought' && !keys.some((k) => GEMINI_PART_KEYS.has(k)) ? [] : keys;
+};
+/** A Chat message's extra field (`{name: …}`, LangChain's `{type: "ai"}`): one key, the block's type. Not a part. */
+const isExtraField = (block: OpaqueBlock & { readonly value: JsonObject }) => block.value.properties.length === 1 && block.value.properties[0]?.key === block.type;
+/** Parts of Chat-like messages, whose extra fields are opaque blocks too (`untyped`: as in `byType`). */
+const chatParts = (untyped: boolean): PartNames => (block) => (isExtraField(block) ? [] : byType(untyped)(block));
 
 /** The part types each format's reader knows and keeps as bytes; formats not listed are not checked for unknown types. */
 const KNOWN_OPAQUE: Partial<Record<FormatId, { readonly known: ReadonlySet<string>; readonly names: PartNames }>> = {
   anthropic: { known: ANTHROPIC_BLOCKS, names: byType(true) },
   'claude-code': { known: ANTHROPIC_BLOCKS, names: byType(true) },
-  'openai-chat': { known: CHAT_PARTS, names: byType(false) },
+  'openai-chat': { known: CHAT_PARTS, names: chatParts(false) },
   'openai-responses': { known: RESPONSES_PARTS, names: byType(true) },
   gemini: { known: GEMINI_PART_KEYS, names: byKeys },
   bedrock: { known: BEDROCK_BLOCKS, names: byKeys },
+  codex: { known: CODEX_PARTS, names: byType(true) },
+  'gemini-cli': { known: GEMINI_PART_KEYS, names: cliParts },
+  inspect: { known: INSPECT_CONTENT, names: byType(true) },
+  otel: { known: OTEL_PARTS, names: chatParts(true) },
 };
 /** At most this many unknown type names are listed in the message. */
 const MAX_TYPES = 5;
@@ -80,11 +108,16 @@ function shown(name: string): string {
   return name === UNTYPED ? 'no "type"' : JSON.stringify(name);
 }
 
-/** What a check has counted so far: the parts, by where they start, and the messages already walked. */
+/**
+ * What a check has counted so far: the parts, keyed by the JSON value they
+ * were read from (the same part in several windows counts once; parts of one
+ * JSON string, or inside a compressed `.eval`, share a range but not a value),
+ * and the messages already walked.
+ */
 export interface UnreadParts {
-  readonly parts: Map<number, SourceRange>;
-  /** Parts of a type the reader does not know (not tool-shaped), by where they start. */
-  readonly unknown: Map<number, { readonly range: SourceRange; readonly type: string }>;
+  readonly parts: Map<JsonNode, SourceRange>;
+  /** Parts of a type the reader does not know (not tool-shaped). */
+  readonly unknown: Map<JsonNode, { readonly range: SourceRange; readonly type: string }>;
   readonly walked: WeakSet<Message>;
 }
 
@@ -105,13 +138,19 @@ export function collectUnreadParts(window: ContextWindow, unread: UnreadParts): 
     unread.walked.add(message);
     for (const block of message.blocks) {
       if (block.kind !== 'opaque' || !block.source) continue;
-      const names = table && block.value.type === 'object' ? table.names(block.value) : [];
+      const value = block.value;
+      const names = table && value.type === 'object' ? table.names({ ...block, value }) : [];
       const unknown = names.filter((name) => !table?.known.has(name));
       if (names.length > 0 && unknown.length === 0) continue;
-      if (isToolShaped(block.value)) unread.parts.set(block.source.start, block.source);
-      else if (unknown.length > 0) unread.unknown.set(block.source.start, { range: block.source, type: unknown.map(shown).join('+') });
+      if (isToolShaped(value)) unread.parts.set(value, block.source);
+      else if (unknown.length > 0) unread.unknown.set(value, { range: block.source, type: unknown.map(shown).join('+') });
     }
   }
+}
+
+/** Where the first part is: its line, or, for a part with no bytes of its own in the file (inside a compressed `.eval`), that it has none. */
+function firstAt(range: SourceRange, lineOf: (offset: number) => number): string {
+  return range.end > range.start ? `first at line ${lineOf(range.start)}` : 'inside a compressed entry, no line to show';
 }
 
 /** The info findings for the parts a reader could not see (one per cause), or none; `lineOf` gives an offset's 1-based line. */
@@ -122,7 +161,7 @@ export function unreadPartsFinding(unread: UnreadParts, readerLabel: string, lin
     const first = [...seen.values()].reduce((a, b) => (b.start < a.start ? b : a));
     const n = seen.size;
     const what = `${n} part${n === 1 ? ' holds' : 's hold'} a tool call or result in a shape the ${readerLabel} reader does not read`;
-    out.push(finding('record-skipped', first, `${what} (first at line ${lineOf(first.start)}): ${n === 1 ? 'its' : 'their'} pairing is not checked`));
+    out.push(finding('record-skipped', first, `${what} (${firstAt(first, lineOf)}): ${n === 1 ? 'its' : 'their'} pairing is not checked`));
   }
   if (unread.unknown.size > 0) {
     const parts = [...unread.unknown.values()];
@@ -134,7 +173,7 @@ export function unreadPartsFinding(unread: UnreadParts, readerLabel: string, lin
       finding(
         'record-skipped',
         first.range,
-        `${n} part${n === 1 ? '' : 's'} of a type the ${readerLabel} reader does not know (${named}; first at line ${lineOf(first.range.start)}): kept as raw bytes, what ${n === 1 ? 'it holds' : 'they hold'} is not checked`,
+        `${n} part${n === 1 ? '' : 's'} of a type the ${readerLabel} reader does not know (${named}; ${firstAt(first.range, lineOf)}): kept as raw bytes, what ${n === 1 ? 'it holds' : 'they hold'} is not checked`,
       ),
     );
   }

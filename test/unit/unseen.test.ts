@@ -7,10 +7,19 @@
  * CLI session with unknown message types).
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { strToU8, zipSync } from 'fflate';
 import { checkTranscript } from '../../src/core/check';
 import type { Finding } from '../../src/core/findings';
 import { lineAt } from '../../src/core/formats/common';
+import { inputFromFile } from '../../src/core/io';
+import { fileText, fixture, lineOf, textAt } from './wild-helpers';
+
+const INSPECT = fixture('unread', 'inspect-content-types.json');
+const OTEL = fixture('unread', 'otel-part-types.json');
 
 const OPTIONS = { tokens: false } as const;
 
@@ -179,6 +188,92 @@ describe('unseen content: one info per cause, with the count and the first locat
     };
     const { message, line } = onlyUnknown('bedrock', body, '"futureBlock"');
     assert.equal(message, `1 part of a type the Bedrock Converse request bodies reader does not know ("futureBlock"; first at line ${line}): kept as raw bytes, what it holds is not checked`);
+  });
+
+  it('Inspect AI (.json): content parts of a type Inspect does not define are one info; reasoning, media, data and server-side tool_use are not said', () => {
+    const report = checkTranscript(inputFromFile(INSPECT), OPTIONS);
+    assert.equal(report.format, 'inspect');
+    assert.deepEqual(report.steps.map((s) => s.decision), ['patch']);
+    assert.equal(report.findings.length, 1, JSON.stringify(report.findings));
+    const [only] = report.findings;
+    assert.equal(only!.severity, 'info');
+    assert.match(textAt(INSPECT, only!.range), /^\{\s*"type": "future_content"/);
+    assert.equal(
+      only!.message,
+      `2 parts of a type the Inspect AI eval log (.json / .eval) reader does not know ("future_content", no "type"; first at line ${lineOf(INSPECT, only!.range.start)}): kept as raw bytes, what they hold is not checked`,
+    );
+  });
+
+  it('Inspect AI (.eval): the same parts inside the zip are counted one by one and said without a line (the bytes are compressed)', () => {
+    const log = JSON.parse(fileText(INSPECT)) as { eval: unknown; samples: unknown[] };
+    const zip = zipSync({ 'header.json': strToU8(JSON.stringify({ version: 2, eval: log.eval })), 'samples/1_epoch_1.json': strToU8(JSON.stringify(log.samples[0])) });
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pl-unseen-')), 'log.eval');
+    fs.writeFileSync(file, zip);
+    const report = checkTranscript(inputFromFile(file), OPTIONS);
+    assert.equal(report.format, 'inspect');
+    assert.deepEqual(
+      report.findings.map((f) => f.message),
+      ['2 parts of a type the Inspect AI eval log (.json / .eval) reader does not know ("future_content", no "type"; inside a compressed entry, no line to show): kept as raw bytes, what they hold is not checked'],
+    );
+  });
+
+  it('OTel / Langfuse: semconv, Chat and LangChain parts of an unknown type are one info; reasoning, blob, uri, image_url and a LangChain dict\'s extra fields are not said', () => {
+    const report = checkTranscript(inputFromFile(OTEL), OPTIONS);
+    assert.equal(report.format, 'otel');
+    assert.deepEqual(report.steps.map((s) => s.decision), ['patch']);
+    assert.equal(report.findings.length, 1, JSON.stringify(report.findings));
+    const [only] = report.findings;
+    assert.match(textAt(OTEL, only!.range), /^\{\s*"type": "future_part"/);
+    // future_part is in both generations' inputs (two places in the file), hologram in the second.
+    assert.equal(
+      only!.message,
+      `3 parts of a type the Langfuse / OpenTelemetry GenAI trace export reader does not know ("future_part", "hologram"; first at line ${lineOf(OTEL, only!.range.start)}): kept as raw bytes, what they hold is not checked`,
+    );
+  });
+
+  it('OTel: parts read out of one JSON string share its range but are counted one by one', () => {
+    const data = JSON.parse(fileText(OTEL)) as { observations: { input?: unknown; metadata: { attributes: Record<string, unknown> } }[] };
+    const last = data.observations[3]!;
+    last.metadata.attributes['gen_ai.input.messages'] = JSON.stringify(last.input);
+    delete last.input;
+    const report = checkTranscript({ file: 'trace.json', text: JSON.stringify(data, null, 1) }, OPTIONS);
+    assert.deepEqual(report.steps.map((s) => s.decision), ['patch']);
+    assert.deepEqual(
+      report.findings.map((f) => f.message.split(' (')[0]),
+      ['3 parts of a type the Langfuse / OpenTelemetry GenAI trace export reader does not know'],
+    );
+  });
+
+  it('Codex: content parts and compaction history items of a type the reader does not know are one info; reasoning and images are not said', () => {
+    const lines = [
+      codexLine('session_meta', { id: 's', base_instructions: { text: 'Be brief.' } }),
+      codexLine('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Look.' }, { type: 'input_image', image_url: 'data:,' }, { type: 'future_part' }] }),
+      codexLine('response_item', { type: 'reasoning', summary: [], encrypted_content: 'x' }),
+      codexLine('compacted', { message: '', replacement_history: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Look.' }] }, { type: 'future_item', id: 'f1' }] }),
+    ];
+    const text = `${lines.join('\n')}\n`;
+    const report = checkTranscript({ file: 'rollout.jsonl', text }, { ...OPTIONS, format: 'codex' });
+    const skipped = skippedOf(report.findings);
+    assert.equal(skipped.length, 1, JSON.stringify(report.findings));
+    assert.equal(skipped[0]!.range.start, text.indexOf('{"type":"future_part"}'));
+    assert.equal(skipped[0]!.message, '2 parts of a type the Codex CLI rollout JSONL reader does not know ("future_part", "future_item"; first at line 2): kept as raw bytes, what they hold is not checked');
+  });
+
+  it('Gemini CLI: parts with a key that is no Gemini Part field are one info; thoughts and inline data are not said', () => {
+    const session = {
+      sessionId: 's',
+      projectHash: 'p',
+      messages: [
+        { id: '1', type: 'user', content: [{ text: 'Look.' }, { inlineData: { mimeType: 'image/png', data: '' } }, { futurePart: { x: 1 } }] },
+        { id: '2', type: 'gemini', content: 'Seen.', thoughts: [{ subject: 'Looking', description: 'at the image', timestamp: '2026-01-10T10:00:00Z' }] },
+      ],
+    };
+    const text = JSON.stringify(session, null, 2);
+    const report = checkTranscript({ file: 'session-x.json', text }, { ...OPTIONS, format: 'gemini-cli' });
+    assert.equal(report.findings.length, 1, JSON.stringify(report.findings));
+    const first = text.lastIndexOf('{', text.indexOf('"futurePart"'));
+    assert.equal(report.findings[0]!.range.start, first);
+    assert.equal(report.findings[0]!.message, `1 part of a type the Gemini CLI chat session JSON reader does not know ("futurePart"; first at line ${lineAt(text, first)}): kept as raw bytes, what it holds is not checked`);
   });
 
   it('lineAt counts the lines before an offset', () => {
