@@ -6,6 +6,7 @@
  */
 import * as monaco from './monaco';
 import type { PaneText } from '../src/shared/protocol';
+import { Folds } from './fold';
 import { Pane } from './pane';
 import { editorFont, THEME } from './theme';
 
@@ -36,6 +37,7 @@ export class DiffView {
   private readonly diff: monaco.editor.IStandaloneDiffEditor;
   readonly before: Pane;
   readonly after: Pane;
+  private readonly folds: Folds;
   private hovered: string | undefined;
   private pinned: string | undefined;
 
@@ -83,16 +85,19 @@ export class DiffView {
     this.before = new Pane('before', this.diff.getOriginalEditor(), original);
     this.after = new Pane('after', this.diff.getModifiedEditor(), modified);
     for (const pane of [this.before, this.after]) this.linkPairs(pane);
+    this.folds = new Folds(this.before.editor, this.after.editor);
   }
 
   /** Shows a step's two windows; resolves once the diff is computed and violations are marked. */
   async show(content: DiffContent): Promise<void> {
     const computed = this.nextDiff();
     this.hovered = this.pinned = undefined;
+    this.folds.reset();
     this.before.show(content.before, content.beforeLabel);
     this.after.show(content.after, content.afterLabel);
     await computed;
     this.markViolations();
+    this.folds.apply(this.diff.getLineChanges() ?? []);
     this.revealFirstChange();
   }
 
@@ -118,6 +123,7 @@ export class DiffView {
   /** Shows nothing (a transcript without steps, or no transcript). */
   clear(): void {
     this.hovered = this.pinned = undefined;
+    this.folds.reset();
     const empty: PaneText = { text: '', boundaryOffset: 0, boundaryMessages: 0, messageCount: 0, segments: [] };
     this.before.show(empty, '');
     this.after.show(empty, '');
@@ -129,7 +135,12 @@ export class DiffView {
   selectPair(callId: string | undefined): void {
     this.pinned = callId;
     this.highlight();
-    if (callId) for (const pane of [this.before, this.after]) pane.revealCall(callId);
+    if (!callId) return;
+    for (const pane of [this.before, this.after]) {
+      const line = pane.callLine(callId);
+      if (line !== undefined) this.folds.expandLine(pane === this.before ? 'original' : 'modified', line);
+      pane.revealCall(callId);
+    }
   }
 
   private nextDiff(): Promise<void> {

@@ -95,6 +95,12 @@ export class Pane {
     );
   }
 
+  /** The line of a pair's first member on this side. */
+  callLine(callId: string): number | undefined {
+    const first = this.segmentsOf(callId)[0];
+    return first && this.model.getPositionAt(first.start).lineNumber;
+  }
+
   revealCall(callId: string): void {
     const first = this.segmentsOf(callId)[0];
     if (first) this.editor.revealRangeInCenterIfOutsideViewport(this.range(first.start, first.end));
@@ -167,7 +173,7 @@ export class Pane {
       text.className = 'pl-boundary-label';
       text.textContent = label;
       node.append(text);
-      this.zoneId = zones.addZone({ afterLineNumber: line, heightInPx: 22, domNode: node });
+      this.zoneId = zones.addZone({ afterLineNumber: line, heightInPx: 22, domNode: node, showInHiddenAreas: true });
     });
     void pane;
   }
