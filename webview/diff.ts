@@ -40,6 +40,8 @@ export class DiffView {
   private readonly folds: Folds;
   private hovered: string | undefined;
   private pinned: string | undefined;
+  /** Counts shows and clears: a diff computed for an older show marks and folds nothing. */
+  private generation = 0;
 
   constructor(container: HTMLElement) {
     const font = editorFont();
@@ -91,11 +93,13 @@ export class DiffView {
   /** Shows a step's two windows; resolves once the diff is computed and violations are marked. */
   async show(content: DiffContent): Promise<void> {
     const computed = this.nextDiff();
+    const generation = ++this.generation;
     this.hovered = this.pinned = undefined;
     this.folds.reset();
     this.before.show(content.before, content.beforeLabel);
     this.after.show(content.after, content.afterLabel);
     await computed;
+    if (generation !== this.generation) return;
     this.markViolations();
     this.folds.apply(this.diff.getLineChanges() ?? []);
     this.revealFirstChange();
@@ -122,6 +126,7 @@ export class DiffView {
 
   /** Shows nothing (a transcript without steps, or no transcript). */
   clear(): void {
+    this.generation++;
     this.hovered = this.pinned = undefined;
     this.folds.reset();
     const empty: PaneText = { text: '', boundaryOffset: 0, boundaryMessages: 0, messageCount: 0, segments: [] };

@@ -41,7 +41,8 @@ export function unchangedLines(changes: readonly monaco.editor.ILineChange[], or
   for (const c of changes) {
     const inserted = c.originalEndLineNumber === 0;
     const deleted = c.modifiedEndLineNumber === 0;
-    run(inserted ? c.originalStartLineNumber : c.originalStartLineNumber - 1, deleted ? c.modifiedStartLineNumber : c.modifiedStartLineNumber - 1);
+    const originalEnd = Math.min(originalCount, inserted ? c.originalStartLineNumber : c.originalStartLineNumber - 1);
+    run(originalEnd, Math.min(modifiedCount, deleted ? c.modifiedStartLineNumber : c.modifiedStartLineNumber - 1));
     o = inserted ? c.originalStartLineNumber + 1 : c.originalEndLineNumber + 1;
     m = deleted ? c.modifiedStartLineNumber + 1 : c.modifiedEndLineNumber + 1;
   }
