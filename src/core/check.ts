@@ -122,9 +122,10 @@ function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
   return verdict;
 }
 
-function onEvent(run: Run, event: TranscriptEvent): void {
+function onEvent(run: Run, event: TranscriptEvent, usage: UsageScanner): void {
   if (event.kind === 'finding') report(run, event.finding);
   else if (event.kind === 'step') onStep(run, event.rewrite);
+  else if (event.kind === 'usage') usage.add(event.usage);
   else onWindow(run, event.window);
 }
 
@@ -193,9 +194,9 @@ function newRun(options: CheckOptions, limits: Limits, context = createEngineCon
  * says where, with an error-level finding there, so a file not read to its end
  * never passes.
  */
-function readAll(run: Run, adapter: FormatAdapter, tracked: Tracked): void {
+function readAll(run: Run, adapter: FormatAdapter, tracked: Tracked, usage: UsageScanner): void {
   try {
-    for (const event of adapter.read(tracked.input)) onEvent(run, event);
+    for (const event of adapter.read(tracked.input)) onEvent(run, event, usage);
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
     const offset = tracked.readUpTo();
@@ -244,7 +245,7 @@ function runTranscript(source: TranscriptInput, options: CheckOptions, context?:
   const run = newRun(options, limits, context);
   const usage = new UsageScanner(adapter.id);
   const tracked = trackLines(source, limits, usage);
-  readAll(run, adapter, tracked);
+  readAll(run, adapter, tracked, usage);
   const lineStarts = tracked.lineStarts();
   for (const f of unreadPartsFinding(run.unread, adapter.label, (offset) => lineNumber(lineStarts, offset))) report(run, f);
   return { report: toReport(run, source.file, adapter.id, lineStarts, usage), run, usage };

@@ -151,15 +151,20 @@ function totals(usage: readonly UsageRecord[]): UsageTotals {
  * Anthropic accounts reads exactly (a normal turn reads all of it); OpenAI-style
  * caching is best effort (128-token blocks, routing), so only a large drop counts.
  */
-const KEPT_SHARE = { anthropic: 0.9, openai: 0.5 } as const;
+const KEPT_SHARE = { anthropic: 0.9, openai: 0.5, gemini: 0.5 } as const;
 
-/** OpenAI-style caches only hold prompts of at least this many tokens. */
-const OPENAI_MINIMUM = 1024;
+/**
+ * Automatic caches only hold prompts of at least this many tokens: OpenAI's
+ * 1,024; Gemini's implicit cache 1,024 on Flash models, 4,096 on the others.
+ */
+function minimumOf(record: UsageRecord): number {
+  return record.style === 'gemini' && !/flash/i.test(record.model ?? '') ? 4096 : 1024;
+}
 
 /** What a request leaves in the cache for the next one of its thread. */
 export function cachedAfter(record: UsageRecord): number {
   if (record.style === 'anthropic') return record.cacheRead + (record.cacheWrite ?? 0);
-  return record.promptTokens >= OPENAI_MINIMUM ? record.promptTokens : 0;
+  return record.promptTokens >= minimumOf(record) ? record.promptTokens : 0;
 }
 
 /** Cache lifetime in seconds: Anthropic's 5 minutes (1 hour when written to the 1-hour cache); OpenAI's 5–10 minutes, taken as 5. */
@@ -225,7 +230,8 @@ function dropReason(record: UsageRecord, before: UsageRecord, step: StepReport |
   if (record.style === 'anthropic' && record.cacheControl === false) {
     return { reason: 'no-cache-control', detail: 'the request was sent without cache_control, so nothing was cached for it to read' };
   }
-  return { reason: 'unexplained', detail: 'the prefix we see is byte-identical and nothing else we can see changed: unexplained' };
+  const bestEffort = record.style === 'anthropic' ? '' : ' (this provider caches best effort: a miss with an intact prefix happens)';
+  return { reason: 'unexplained', detail: `the prefix we see is byte-identical and nothing else we can see changed: unexplained${bestEffort}` };
 }
 
 function secondsBetween(a: string | undefined, b: string | undefined): number | undefined {

@@ -7,6 +7,7 @@ import type { Finding } from './findings';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import type { Limits } from './limits';
 import type { SourceLine } from './text';
+import type { UsageRecord } from './usage';
 
 export type TranscriptEvent =
   /** A window to check as a whole (a single request, a snapshot, the trace's last state). */
@@ -14,7 +15,9 @@ export type TranscriptEvent =
   /** A rewrite, judged against the window just before it. */
   | { readonly kind: 'step'; readonly rewrite: Rewrite }
   /** Something the adapter itself found: `invalid-json`, `record-skipped`, … */
-  | { readonly kind: 'finding'; readonly finding: Finding };
+  | { readonly kind: 'finding'; readonly finding: Finding }
+  /** What the log says one request used (tokens, cache reads / writes): whole-file formats, read by their adapter (see usage.ts). */
+  | { readonly kind: 'usage'; readonly usage: UsageRecord };
 
 /** The file as an adapter reads it: lines for JSONL, the whole text for JSON, bytes for zips. */
 export interface TranscriptInput {

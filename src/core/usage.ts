@@ -12,15 +12,25 @@
  * - Request logs (`{request, response}` lines): Anthropic `usage` (as Claude
  *   Code), OpenAI `usage.prompt_tokens_details.cached_tokens` /
  *   `usage.input_tokens_details.cached_tokens`, Gemini
- *   `usageMetadata.cachedContentTokenCount`.
+ *   `usageMetadata.cachedContentTokenCount`, Bedrock Converse
+ *   `usage.cacheReadInputTokens` / `cacheWriteInputTokens`.
+ *
+ * Whole-file formats (Inspect AI, OpenTelemetry / Langfuse, Gemini CLI) are
+ * parsed by their adapter, which reports each request's usage as a `usage`
+ * event (`countedUsage` below); `add` takes them.
  *
  * See docs/formats.md ("Usage fields"). Bad or absent fields are skipped, never an error.
  */
 import type { FormatId } from './model';
 import type { SourceLine } from './text';
 
-/** How a provider reports cached input: Anthropic counts reads and writes apart from `input_tokens`; OpenAI-style counts reads inside it. */
-export type CacheStyle = 'anthropic' | 'openai';
+/**
+ * How a provider caches: Anthropic-style at explicit breakpoints, accounted
+ * exactly (reads and writes); OpenAI-style automatically, best effort (reads
+ * only); Gemini's implicit caching is OpenAI-style with a larger minimum.
+ * `promptTokens` counts every input token whatever the style.
+ */
+export type CacheStyle = 'anthropic' | 'openai' | 'gemini';
 
 /** One request's usage as the log reports it. */
 export interface UsageRecord {
@@ -44,6 +54,11 @@ export interface UsageRecord {
   readonly longLived?: boolean;
   /** Request logs: the request asked for caching (`cache_control` anywhere in it); undefined when not a request log. */
   readonly cacheControl?: boolean;
+}
+
+/** The usage thread of conversation `id` of a file (1, or none, is the main one): `main`, `thread 2`, … */
+export function threadKey(id: number | undefined): string {
+  return id === undefined || id <= 1 ? 'main' : `thread ${id}`;
 }
 
 export interface LogFacts {
@@ -86,6 +101,15 @@ export class UsageScanner {
     }
     const record = obj(value);
     if (record) this.read(record, { offset: line.offset, end: line.offset + line.text.length, time });
+  }
+
+  /** A request's usage an adapter reported (a `usage` event). */
+  add(record: UsageRecord): void {
+    this.records.push(record);
+    if (record.time) {
+      this.firstTime ??= record.time;
+      this.lastTime = record.time;
+    }
   }
 
   facts(): LogFacts {
@@ -136,7 +160,7 @@ export class UsageScanner {
 
   private readResponse(record: Obj, response: Obj, at: At): void {
     const request = obj(record.request);
-    const model = str(response.model) ?? str(response.modelVersion) ?? str(request?.model);
+    const model = str(response.model) ?? str(response.modelVersion) ?? str(request?.model) ?? str(request?.modelId);
     const base = { ...at, thread: 'main', model };
     const usage = obj(response.usage);
     if (usage && ('cache_read_input_tokens' in usage || this.format === 'anthropic')) {
@@ -144,19 +168,20 @@ export class UsageScanner {
       const read = anthropicUsage(usage, base);
       return this.push(read && { ...read, cacheControl });
     }
+    if (usage && 'inputTokens' in usage) return this.push(bedrockUsage(usage, request, base));
     if (usage) return this.push(openaiUsage(usage, base));
     this.push(geminiUsage(obj(response.usageMetadata), base));
   }
 }
 
-/** Where a usage line is. */
-interface At {
+/** Where a usage line (or the node an adapter read it from) is. */
+export interface At {
   readonly offset: number;
   readonly end: number;
   readonly time: string | undefined;
 }
 
-interface Base extends At {
+export interface Base extends At {
   readonly thread: string;
   readonly model: string | undefined;
 }
@@ -165,8 +190,11 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
+/** A name or time from the log, when it is a plausible one (not a hostile megabyte). */
+const short = (text: string | undefined) => (text && text.length < 200 ? text : undefined);
+
 function baseFields(base: Base) {
-  return { offset: base.offset, end: base.end, thread: base.thread, ...optional('model', base.model), ...optional('time', base.time) };
+  return { offset: base.offset, end: base.end, thread: base.thread, ...optional('model', short(base.model)), ...optional('time', short(base.time)) };
 }
 
 function anthropicUsage(usage: Obj | undefined, base: Base): UsageRecord | undefined {
@@ -199,12 +227,54 @@ function openaiUsage(usage: Obj, base: Base): UsageRecord | undefined {
   };
 }
 
+/** Bedrock Converse `usage`: cache reads and writes counted apart from `inputTokens` unless `totalTokens` says otherwise; `cachePoint` blocks ask for caching. */
+function bedrockUsage(usage: Obj, request: Obj | undefined, base: Base): UsageRecord | undefined {
+  const input = num(usage.inputTokens);
+  if (input === undefined) return undefined;
+  const counts = { input, read: num(usage.cacheReadInputTokens), write: num(usage.cacheWriteInputTokens), output: num(usage.outputTokens), total: num(usage.totalTokens) };
+  const record = countedUsage(counts, base, true);
+  const cacheControl = request !== undefined && JSON.stringify(request).includes('"cachePoint"');
+  return record.style === 'anthropic' ? { ...record, cacheControl } : record;
+}
+
+/** Token counts as a log reports them, before it is known how its cache reads are counted. */
+export interface ReportedCounts {
+  readonly input: number;
+  readonly read?: number;
+  readonly write?: number;
+  readonly output?: number;
+  readonly total?: number;
+}
+
+/**
+ * A usage record from counts whose field names do not settle whether cached
+ * tokens are counted apart from `input` (Anthropic, Bedrock) or inside it
+ * (OpenAI, Gemini, the OTel GenAI convention). A reported total settles it
+ * when anything was cached: apart when total ≥ input + output + read + write;
+ * without one, `apartByDefault` (the convention of the names) decides. A log
+ * that reports cache writes caches at explicit breakpoints and accounts
+ * exactly (Anthropic-style); one that reports only reads is OpenAI-style.
+ */
+export function countedUsage(counts: ReportedCounts, base: Base, apartByDefault: boolean): UsageRecord {
+  const read = counts.read ?? 0;
+  const write = counts.write ?? 0;
+  const apart = read + write > 0 && counts.total !== undefined ? counts.total >= counts.input + (counts.output ?? 0) + read + write : apartByDefault;
+  return {
+    ...baseFields(base),
+    style: counts.write === undefined ? 'openai' : 'anthropic',
+    promptTokens: apart ? counts.input + read + write : Math.max(counts.input, read + write),
+    cacheRead: read,
+    ...optional('cacheWrite', counts.write),
+    ...optional('outputTokens', counts.output),
+  };
+}
+
 function geminiUsage(usage: Obj | undefined, base: Base): UsageRecord | undefined {
   const prompt = num(usage?.promptTokenCount);
   if (!usage || prompt === undefined) return undefined;
   return {
     ...baseFields(base),
-    style: 'openai',
+    style: 'gemini',
     promptTokens: prompt,
     cacheRead: num(usage.cachedContentTokenCount) ?? 0,
     ...optional('outputTokens', num(usage.candidatesTokenCount)),

@@ -218,7 +218,8 @@ describe('request-log: no input crashes an adapter', () => {
         const text = lines.join('\n');
         for (const adapter of adapters) {
           for (const event of adapter.read(inputFromText(file, text))) {
-            const range = event.kind === 'finding' ? event.finding.range : event.kind === 'window' ? event.window.source : event.rewrite.range;
+            const range =
+              event.kind === 'finding' ? event.finding.range : event.kind === 'window' ? event.window.source : event.kind === 'usage' ? { start: event.usage.offset, end: event.usage.end } : event.rewrite.range;
             if (range) assert.ok(range.start >= 0 && range.end <= text.length && range.start <= range.end, JSON.stringify(range));
           }
           const report = checkTranscript({ file, text }, { tokens: false, format: adapter.id });

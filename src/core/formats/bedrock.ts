@@ -7,7 +7,9 @@
  * Content blocks are keyed, not typed: `{text}` → text, `{toolUse:{toolUseId,
  * name, input}}` → call, `{toolResult:{toolUseId, content, status}}` → result
  * (`status:"error"` marks an error), anything else (`image`, `document`,
- * `reasoningContent`, `cachePoint`, …) → opaque.
+ * `reasoningContent`, …) → opaque. A `cachePoint` block is a caching hint the
+ * model never reads (as Anthropic's `cache_control`): it is left out, so a
+ * cache point moved to the newest message is no change of the prefix.
  *
  * Converse rejects `toolUse` / `toolResult` blocks when the request has no
  * `toolConfig`: such a window gets a `schema-dropped` error on the first of them.
@@ -72,7 +74,7 @@ export function readBedrockResponse(body: JsonNode | undefined): Message[] {
 
 function readMessage(node: JsonNode, container: JsonArray | undefined): Message {
   const content = asArray(prop(node, 'content'));
-  const blocks = (content?.items ?? []).map((block) => readBlock(block, content));
+  const blocks = (content?.items ?? []).filter(isRead).map((block) => readBlock(block, content));
   return { role: neutralRole(asString(prop(node, 'role'))?.value, 'user'), blocks, source: rangeOf(node), container: rangeOf(container) };
 }
 
@@ -97,7 +99,12 @@ function readBlock(node: JsonNode, content: JsonArray | undefined): Block {
 
 function systemMessage(system: JsonArray | undefined): Message | undefined {
   if (!system || system.items.length === 0) return undefined;
-  return { role: 'system', blocks: system.items.map((block) => readBlock(block, system)), source: rangeOf(system) };
+  return { role: 'system', blocks: system.items.filter(isRead).map((block) => readBlock(block, system)), source: rangeOf(system) };
+}
+
+/** Every content block but a `cachePoint`. */
+function isRead(block: JsonNode): boolean {
+  return prop(block, 'cachePoint') === undefined;
 }
 
 /** `{toolSpec:{name, description, inputSchema}}`; `cachePoint` entries are not tools. */

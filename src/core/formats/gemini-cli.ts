@@ -25,7 +25,8 @@ import { parseJson, prop, type JsonArray, type JsonNode, type JsonString } from 
 import { POSITIONAL_ID, type Block, type ContextWindow, type Message, type ToolCall, type ToolResult } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
-import { asArray, asString, rangeOf } from '../json/nodes';
+import { asArray, asCount, asString, rangeOf } from '../json/nodes';
+import { countedUsage } from '../usage';
 import { consumedBoundary, findingEvent, lineAt, Unseen } from './common';
 
 export const geminiCliAdapter: FormatAdapter = {
@@ -57,7 +58,10 @@ function* readGeminiCli(input: TranscriptInput): Generator<TranscriptEvent> {
   for (const [index, record] of (list?.items ?? []).entries()) {
     const type = asString(prop(record, 'type'))?.value ?? '';
     if (type === 'user') messages.push(...userTurn(record, index));
-    else if (type === 'gemini') messages.push(...modelTurns(record, index));
+    else if (type === 'gemini') {
+      messages.push(...modelTurns(record, index));
+      yield* usageOf(record);
+    }
     else if (!UI_ONLY.has(type)) {
       const range = rangeOf(record) ?? { start: 0, end: 0 };
       unseen.note(`of Gemini CLI type "${type || '?'}"`, range, () => lineAt(text, range.start), 'message');
@@ -74,6 +78,20 @@ function* readGeminiCli(input: TranscriptInput): Generator<TranscriptEvent> {
   };
   yield* unseen.events();
   yield { kind: 'window', window };
+}
+
+/**
+ * A `gemini` message's `tokens` (`input`, `cached`, `output`, `total`): the
+ * request that produced it. Gemini counts cached tokens inside `input`.
+ */
+function* usageOf(record: JsonNode): Generator<TranscriptEvent> {
+  const tokens = prop(record, 'tokens');
+  const input = asCount(prop(tokens, 'input'));
+  const range = rangeOf(record);
+  if (input === undefined || !range) return;
+  const counts = { input, read: asCount(prop(tokens, 'cached')), output: asCount(prop(tokens, 'output')), total: asCount(prop(tokens, 'total')) };
+  const at = { offset: range.start, end: range.end, time: asString(prop(record, 'timestamp'))?.value, thread: 'main', model: asString(prop(record, 'model'))?.value };
+  yield { kind: 'usage', usage: { ...countedUsage(counts, at, false), style: 'gemini' } };
 }
 
 function userTurn(record: JsonNode, index: number): Message[] {

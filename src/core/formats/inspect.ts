@@ -17,7 +17,8 @@ import { parseJson, prop, type JsonArray, type JsonNode } from '../json/parse';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
-import { asArray, asString } from '../json/nodes';
+import { asArray, asCount, asString } from '../json/nodes';
+import { countedUsage, threadKey } from '../usage';
 import { consumedBoundary, findingEvent, neutralRole } from './common';
 import { readZip } from './zip';
 
@@ -77,12 +78,12 @@ function* readEvalZip(bytes: Uint8Array, limits: Limits): Generator<TranscriptEv
     else yield findingEvent(finding('invalid-json', ZERO, `${name}: not valid JSON at offset ${parsed.error.offset}: ${parsed.error.message}`));
   }
   if (samples.length === 0) yield { kind: 'window', window: emptyWindow() };
-  for (const sample of samples) yield* readSample(sample.node, sample.locator);
+  for (const [i, sample] of samples.entries()) yield* readSample(sample.node, sample.locator, i + 1);
 }
 
 function* readSamples(samples: readonly JsonNode[], locator: Locator): Generator<TranscriptEvent> {
   if (samples.length === 0) yield { kind: 'window', window: emptyWindow() };
-  for (const sample of samples) yield* readSample(sample, locator);
+  for (const [i, sample] of samples.entries()) yield* readSample(sample, locator, i + 1);
 }
 
 interface Generation {
@@ -91,7 +92,8 @@ interface Generation {
   readonly range?: SourceRange;
 }
 
-function* readSample(sample: JsonNode, locator: Locator): Generator<TranscriptEvent> {
+/** Sample `n` (1-based) of the log: its own conversation. */
+function* readSample(sample: JsonNode, locator: Locator, n: number): Generator<TranscriptEvent> {
   const pool = asArray(prop(sample, 'message_pool'));
   let previous: Generation | undefined;
   let tools: ToolSchema[] = [];
@@ -105,6 +107,8 @@ function* readSample(sample: JsonNode, locator: Locator): Generator<TranscriptEv
       yield { kind: 'step', rewrite: { source: 'request', before, after: generation.request, applied: true, range: generation.range } };
     }
     yield { kind: 'window', window: generation.request };
+    const usage = usageOf(event, locator, n);
+    if (usage) yield usage;
     previous = generation;
   }
   const messagesNode = asArray(prop(sample, 'messages'));
@@ -113,6 +117,23 @@ function* readSample(sample: JsonNode, locator: Locator): Generator<TranscriptEv
     kind: 'window',
     window: { format: 'inspect', tools, messages, boundary: consumedBoundary(messages), live: true, source: locator.range(sample), messagesSource: locator.range(messagesNode) },
   };
+}
+
+/**
+ * A model event's `output.usage` (Inspect's ModelUsage): `input_tokens`,
+ * `input_tokens_cache_read`, `input_tokens_cache_write`, `output_tokens`,
+ * `total_tokens`. Cached tokens are counted apart from `input_tokens` when the
+ * provider reports writes (Anthropic), inside it otherwise; `total_tokens` settles it.
+ */
+function usageOf(event: JsonNode, locator: Locator, sample: number): TranscriptEvent | undefined {
+  const usage = prop(prop(event, 'output'), 'usage');
+  const input = asCount(prop(usage, 'input_tokens'));
+  if (input === undefined) return undefined;
+  const write = asCount(prop(usage, 'input_tokens_cache_write'));
+  const counts = { input, read: asCount(prop(usage, 'input_tokens_cache_read')), write, output: asCount(prop(usage, 'output_tokens')), total: asCount(prop(usage, 'total_tokens')) };
+  const range = locator.range(event) ?? ZERO;
+  const at = { offset: range.start, end: range.end, time: asString(prop(event, 'timestamp'))?.value, thread: threadKey(sample), model: asString(prop(event, 'model'))?.value };
+  return { kind: 'usage', usage: countedUsage(counts, at, write !== undefined) };
 }
 
 function readGeneration(event: JsonNode, pool: JsonArray | undefined, locator: Locator): Generation {

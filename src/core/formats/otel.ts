@@ -27,7 +27,8 @@ import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcr
 import { readGeminiRequest, readGeminiResponse } from './gemini';
 import { readResponsesOutput } from './openai-responses';
 import { isLangChainMessage, isMessageList, readMessageList, readOpenInference, readTools } from './otel/messages';
-import { asArray, asString, rangeOf } from '../json/nodes';
+import { asArray, asCount, asString, rangeOf } from '../json/nodes';
+import { countedUsage, threadKey } from '../usage';
 import { findingEvent, headMatches } from './common';
 
 export const otelAdapter: FormatAdapter = {
@@ -45,6 +46,7 @@ interface Generation {
   readonly system?: string;
   readonly startTime: string;
   readonly order: number;
+  readonly observation: JsonNode;
   /** False when the observation records no tool list: the registry is unknown, not empty. */
   readonly toolsKnown: boolean;
   /** Why the observation is not a request, when it is not one. */
@@ -66,6 +68,7 @@ function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
     .map(readGeneration)
     .sort((a, b) => (a.startTime < b.startTime ? -1 : a.startTime > b.startTime ? 1 : a.order - b.order));
   if (generations.length === 0) yield { kind: 'window', window: emptyWindow() };
+  const threads = new Conversations();
   let previous: Generation | undefined;
   for (const read of generations) {
     if (read.notRequest) {
@@ -77,12 +80,16 @@ function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
       const n = generation.window.tools.length;
       yield findingEvent(finding('record-skipped', read.window.source ?? NOWHERE, `Generation ${read.order + 1} records no tool list: unknown, not empty, so the ${n} tool${n === 1 ? '' : 's'} of the generation before it ${n === 1 ? 'is' : 'are'} carried forward`));
     }
-    if (previous && sameConversation(previous, generation)) {
+    const continues = previous !== undefined && sameConversation(previous, generation);
+    const thread = threads.of(generation, continues);
+    if (previous && continues) {
       const consumed = [...previous.window.messages, ...previous.output];
       const before: ContextWindow = { ...previous.window, messages: consumed, boundary: consumed.length };
       yield { kind: 'step', rewrite: { source: 'request', before, after: generation.window, applied: true, range: generation.window.source } };
     }
     yield { kind: 'window', window: generation.window };
+    const usage = usageOf(generation, thread);
+    if (usage) yield usage;
     previous = generation;
   }
 }
@@ -98,7 +105,7 @@ function readGeneration(observation: JsonNode, order: number): Generation {
   const attributes = prop(prop(observation, 'metadata'), 'attributes');
   const rawInput = embedded(prop(observation, 'input'));
   const outputNode = embedded(prop(observation, 'output')) ?? embedded(prop(attributes, 'gen_ai.output.messages')) ?? embedded(prop(attributes, 'output.value'));
-  const common = { startTime: asString(prop(observation, 'startTime'))?.value ?? '', order };
+  const common = { startTime: asString(prop(observation, 'startTime'))?.value ?? '', order, observation };
   const gemini = geminiRequest(rawInput);
   if (gemini) return geminiGeneration(observation, gemini, outputNode, attributes, common);
   const inputNode = firstMessageList(rawInput, prop(attributes, 'gen_ai.input.messages'), prop(attributes, 'input.value'));
@@ -138,7 +145,7 @@ function geminiRequest(input: JsonNode | undefined): JsonObject | undefined {
   return config?.type === 'object' ? { ...input, properties: [...input.properties, ...config.properties] } : input;
 }
 
-function geminiGeneration(observation: JsonNode, body: JsonObject, output: JsonNode | undefined, attributes: JsonNode | undefined, common: { startTime: string; order: number }): Generation {
+function geminiGeneration(observation: JsonNode, body: JsonObject, output: JsonNode | undefined, attributes: JsonNode | undefined, common: { startTime: string; order: number; observation: JsonNode }): Generation {
   const { window } = readGeminiRequest(body);
   const turns = asArray(prop(body, 'contents'))?.items.length ?? 0;
   const answer = asArray(prop(output, 'candidates')) ? readGeminiResponse(output, turns) : readOutput(output, attributes);
@@ -203,6 +210,51 @@ function systemText(messages: readonly Message[]): string | undefined {
   const first = messages[0];
   if (first?.role !== 'system') return undefined;
   return first.blocks.map((b) => (b.kind === 'text' ? b.text : '')).join('\n');
+}
+
+/** The conversations of a trace, 1-based in order of first appearance: one per agent (leading system message). */
+class Conversations {
+  private readonly bySystem = new Map<string | undefined, number>();
+  private current = 0;
+
+  of(generation: Generation, continues: boolean): number {
+    if (continues && this.current > 0) return this.current;
+    let id = this.bySystem.get(generation.system);
+    if (id === undefined) this.bySystem.set(generation.system, (id = this.bySystem.size + 1));
+    return (this.current = id);
+  }
+}
+
+/**
+ * A generation's usage: Langfuse `usageDetails` (`input`, `output`, `total`,
+ * cache reads as `input_cached_tokens` / `cache_read_input_tokens` /
+ * `prompt_details.cache_read` / `input_cache_read`, writes as
+ * `cache_creation_input_tokens` / `input_cache_creation`; cached tokens counted
+ * apart from `input`), else the span's `gen_ai.usage.*` attributes (the GenAI
+ * convention counts them inside `input_tokens`); `total` settles it either way.
+ */
+function usageOf(generation: Generation, thread: number): TranscriptEvent | undefined {
+  const observation = generation.observation;
+  const details = prop(observation, 'usageDetails') ?? prop(observation, 'usage');
+  const attributes = prop(prop(observation, 'metadata'), 'attributes');
+  const fromDetails = asCount(prop(details, 'input')) !== undefined;
+  const from = fromDetails ? details : attributes;
+  const count = (...keys: string[]) => keys.map((k) => asCount(prop(from, k))).find((n) => n !== undefined);
+  const input = fromDetails ? count('input') : count('gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
+  const range = rangeOf(observation);
+  if (input === undefined || !range) return undefined;
+  const counts = fromDetails
+    ? { input, read: count('input_cached_tokens', 'cache_read_input_tokens', 'prompt_details.cache_read', 'input_cache_read'), write: count('cache_creation_input_tokens', 'input_cache_creation'), output: count('output'), total: count('total') }
+    : {
+        input,
+        read: count('gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens'),
+        write: count('gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_creation_input_tokens'),
+        output: count('gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'),
+        total: count('gen_ai.usage.total_tokens', 'llm.usage.total_tokens'),
+      };
+  const model = asString(prop(observation, 'model'))?.value ?? asString(prop(attributes, 'gen_ai.response.model'))?.value ?? asString(prop(attributes, 'gen_ai.request.model'))?.value;
+  const at = { offset: range.start, end: range.end, time: generation.startTime || undefined, thread: threadKey(thread), model };
+  return { kind: 'usage', usage: countedUsage(counts, at, fromDetails) };
 }
 
 function emptyWindow(): ContextWindow {

@@ -41,3 +41,10 @@ export function hasContent(node: JsonNode | undefined): node is JsonNode {
       return true;
   }
 }
+
+/** The node as a count (a token count in a usage field): a finite number ≥ 0; a string holding one is read too (OTel attributes are strings). */
+export function asCount(node: JsonNode | undefined): number | undefined {
+  const text = node?.type === 'number' ? node.raw : node?.type === 'string' && /^\d{1,15}$/.test(node.value) ? node.value : undefined;
+  const value = text === undefined ? NaN : Number(text);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
