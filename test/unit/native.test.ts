@@ -88,6 +88,33 @@ test('unknown events, bad messages and bad lines become findings; the rest is re
   assert.equal(windows(events).at(-1)?.messages.length, 1);
 });
 
+test('what the native reader skips or reads with a fallback is one info per cause with the count, the first line and the next ones related', () => {
+  const lines = trace(
+    windowEvent([], [system('s'), { role: 'robot', content: 'x' }, user('u')]),
+    { type: 'telemetry', n: 1 },
+    { type: 'append', messages: [{ role: 'robot', content: 'y' }, 42, { role: 'tool', content: 'no id' }] },
+    { type: 'telemetry', n: 2 },
+    { type: 'rewrite', messages: [system('s'), user('u')], boundary: -1 },
+    { type: 'telemetry', n: 3 },
+  ).split('\n');
+  const findings = read(lines.join('\n')).flatMap((e) => (e.kind === 'finding' ? [e.finding] : []));
+  const start = (index: number) => lines.slice(0, index).join('\n').length + 1;
+  assert.deepEqual(
+    findings.map((f) => [f.severity, f.rule, f.message, f.related?.length ?? 0]),
+    [
+      ['info', 'record-skipped', 'Skipped 2 messages with role "robot" (first at line 2): the roles of the trace are system, user, assistant and tool', 1],
+      ['info', 'record-skipped', "Skipped 3 events of type \"telemetry\" (first at line 3): not part of the model's context as far as this reader knows", 2],
+      ['info', 'record-skipped', 'Skipped 1 message of JSON type number (first at line 4): not part of the context as read', 0],
+      ['info', 'record-skipped', 'Read 1 `tool` message without a string `tool_call_id` as text (first at line 4): not paired with anything', 0],
+      ['info', 'record-skipped', 'Read 1 rewrite without a valid `source` as runtime (first at line 6): `source` is policy, compaction, self_edit or runtime', 0],
+      ['info', 'record-skipped', 'Ignored 1 `boundary` value other than a non-negative integer (first at line 6): the boundary is inferred', 0],
+    ],
+  );
+  const events = findings[1]!;
+  assert.equal(events.range.start, start(2));
+  assert.deepEqual(events.related?.map((r) => r.range.start), [start(4), start(6)]);
+});
+
 test('windowFromObject reads plain objects; missing fields come from the base', () => {
   const base = windowFromObject({ tools: [{ name: 'f', input_schema: {} }], messages: [{ role: 'user', content: 'hi' }], boundary: 1 });
   assert.equal(base.messages[0]?.blocks[0]?.kind, 'text');

@@ -8,10 +8,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkTranscript } from '../../src/core/check';
+import { lineAt } from '../../src/core/formats/common';
 import { otelAdapter } from '../../src/core/formats/otel';
 import { inputFromFile, inputFromText } from '../../src/core/io';
 import type { ToolCall } from '../../src/core/model';
-import { fileText, fixture, readWith, textAt, unpaired } from './wild-helpers';
+import { fileText, fixture, lineOf, readWith, textAt, unpaired } from './wild-helpers';
 
 const OPTIONS = { tokens: false } as const;
 const LANGCHAIN = fixture('otel', 'langchain-additional-kwargs.json');
@@ -56,18 +57,38 @@ describe('otel: an observation whose input is a Gemini request', () => {
 });
 
 describe('otel: an observation that is not a request is not a rewrite', () => {
-  it('status events with input null and a plain-string input are skipped, each said in an info finding', () => {
+  it('status events with input null and a plain-string input are skipped, one info per cause with the count and the first line', () => {
     const { decisions, report } = verdict(NOT_REQUESTS);
     assert.deepEqual(decisions, ['patch']);
+    const nulls = report.findings[0]!;
+    const text = fileText(NOT_REQUESTS);
+    const obs = (id: string) => text.lastIndexOf('{', text.indexOf(`"id": "${id}"`));
     assert.deepEqual(
-      report.findings.map((f) => [f.severity, f.rule, /Generation (\d) skipped: its input is (null|a plain string)/.exec(f.message)?.slice(1)]),
+      report.findings.map((f) => [f.severity, f.rule, f.message]),
       [
-        ['info', 'record-skipped', ['2', 'null']],
-        ['info', 'record-skipped', ['4', 'null']],
-        ['info', 'record-skipped', ['5', 'a plain string']],
+        ['info', 'record-skipped', `Skipped 2 generations whose input is null (first at line ${lineOf(NOT_REQUESTS, obs('obs-2'))}): not a request; nothing is known of its context, so it is not compared`],
+        ['info', 'record-skipped', `Skipped 1 generation whose input is a plain string (first at line ${lineOf(NOT_REQUESTS, obs('obs-5'))}): not a request; nothing is known of its context, so it is not compared`],
       ],
     );
-    assert.match(textAt(NOT_REQUESTS, report.findings[0]!.range), /^\{\s*"id": "obs-2"/);
+    assert.match(textAt(NOT_REQUESTS, nulls.range), /^\{\s*"id": "obs-2"/);
+    assert.deepEqual(nulls.related?.map((r) => r.range.start), [obs('obs-4')]);
+  });
+
+  it('observations of a type Langfuse does not define are one info per type with the count; spans, tools and agents are not said', () => {
+    const data = JSON.parse(fileText(LANGCHAIN)) as { observations: object[] };
+    const extra = (id: string, type?: string) => ({ id, traceId: 'trace-1', ...(type !== undefined && { type }), startTime: '2026-01-10T10:00:02.000Z', input: { q: 1 } });
+    data.observations.push(extra('s1', 'SPAN'), extra('t1', 'TOOL'), extra('a1', 'AGENT'), extra('h1', 'HANDOFF'), extra('h2', 'HANDOFF'), extra('x1'));
+    const text = JSON.stringify(data, null, 1);
+    const { decisions, report } = verdict('trace.json', text);
+    assert.deepEqual(decisions, ['patch']);
+    const at = (id: string) => text.lastIndexOf('{', text.indexOf(`"id": "${id}"`));
+    assert.deepEqual(
+      report.findings.map((f) => [f.severity, f.message, f.range.start]),
+      [
+        ['info', `Skipped 2 observations of type "HANDOFF" (first at line ${lineAt(text, at('h1'))}): not part of the model's context as far as this reader knows`, at('h1')],
+        ['info', `Skipped 1 observation without a type (first at line ${lineAt(text, at('x1'))}): not part of the model's context as far as this reader knows`, at('x1')],
+      ],
+    );
   });
 
   it('a generation that records no tool list keeps the registry before it (unknown, not empty), said in an info finding', () => {
@@ -75,9 +96,9 @@ describe('otel: an observation that is not a request is not a rewrite', () => {
     data.observations[2]!.metadata.attributes = {};
     const { decisions, report } = verdict('no-tools.json', JSON.stringify(data, null, 1));
     assert.deepEqual(decisions, ['patch']);
-    const carried = report.findings.filter((f) => /records no tool list/.test(f.message));
+    const carried = report.findings.filter((f) => /with no tool list/.test(f.message));
     assert.deepEqual(carried.map((f) => [f.severity, f.rule]), [['info', 'record-skipped']]);
-    assert.match(carried[0]!.message, /^Generation 3 records no tool list: unknown, not empty, so the 1 tool of the generation before it is carried forward$/);
+    assert.match(carried[0]!.message, /^Kept the tool registry for 1 generation with no tool list \(first at line \d+\): a missing list is unknown, not empty, so the tools of the generation before are carried forward$/);
     assert.ok(!report.findings.some((f) => f.rule === 'schema-dropped' || f.rule === 'prefix-mutated'));
   });
 });

@@ -63,6 +63,7 @@ const MAX_RELATED = 20;
 interface Cause {
   readonly noun: string;
   readonly why: string;
+  readonly verb: string;
   readonly first: SourceRange;
   readonly line: number;
   count: number;
@@ -70,10 +71,11 @@ interface Cause {
 }
 
 /**
- * What a reader could not see (records it skipped, parts it kept as bytes),
- * grouped by cause: one `record-skipped` info per cause per file, with the
- * count, "first at line L" and its range, the next few as related locations.
- * A reader notes each occurrence and yields `findings()` once it is done.
+ * What a reader could not see (records it skipped, parts it kept as bytes) or
+ * read with a fallback, grouped by cause: one `record-skipped` info per cause
+ * per file, with the count, "first at line L" and its range, the next few as
+ * related locations. A reader notes each occurrence and yields `findings()`
+ * once it is done.
  */
 export class Unseen {
   private readonly causes = new Map<string, Cause>();
@@ -81,11 +83,12 @@ export class Unseen {
   /**
    * `cause` names what was not seen ("of Codex type \"x\""); `line` is
    * 1-based, or a function computing it (called for the first occurrence only).
+   * `verb` says what was done ("Skipped", or a fallback such as "Read … as runtime").
    */
-  note(cause: string, range: SourceRange, line: number | (() => number), noun = 'record', why = NOT_CONTEXT): void {
+  note(cause: string, range: SourceRange, line: number | (() => number), noun = 'record', why = NOT_CONTEXT, verb = 'Skipped'): void {
     const known = this.causes.get(cause);
     if (!known) {
-      this.causes.set(cause, { noun, why, first: range, line: typeof line === 'number' ? line : line(), count: 1, others: [] });
+      this.causes.set(cause, { noun, why, verb, first: range, line: typeof line === 'number' ? line : line(), count: 1, others: [] });
       return;
     }
     known.count++;
@@ -95,8 +98,8 @@ export class Unseen {
   findings(): Finding[] {
     return [...this.causes].map(([cause, c]) => {
       const what = `${c.count.toLocaleString('en-US')} ${c.noun}${c.count === 1 ? '' : 's'} ${cause}`;
-      const related = c.others.map((range) => ({ range, message: `Also skipped: ${c.noun} ${cause}` }));
-      return finding('record-skipped', c.first, `Skipped ${what} (first at line ${c.line}): ${c.why}`, related.length > 0 ? { related } : {});
+      const related = c.others.map((range) => ({ range, message: `Also ${c.verb.toLowerCase()}: ${c.noun} ${cause}` }));
+      return finding('record-skipped', c.first, `${c.verb} ${what} (first at line ${c.line}): ${c.why}`, related.length > 0 ? { related } : {});
     });
   }
 

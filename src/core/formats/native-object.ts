@@ -6,7 +6,6 @@
  * messages again) reuses what they were read into.
  */
 import { alignMessages, inferBoundary } from '../align';
-import { finding } from '../findings';
 import { fromValue, prop, type JsonNode } from '../json/parse';
 import type { ContextWindow, Message, ToolSchema } from '../model';
 import { RenderCache } from '../render';
@@ -34,7 +33,7 @@ export function readWindowFields(node: JsonNode, sink: SkipSink): WindowFields {
   if (boundary?.type === 'number' && Number.isInteger(Number(boundary.raw)) && Number(boundary.raw) >= 0) {
     boundaryValue = Number(boundary.raw);
   } else if (boundary) {
-    sink(finding('record-skipped', rangeOf(boundary) ?? { start: 0, end: 0 }, '`boundary` must be a non-negative integer; ignored'));
+    sink({ noun: '`boundary` value', cause: 'other than a non-negative integer', why: 'the boundary is inferred', verb: 'Ignored', range: rangeOf(boundary) ?? { start: 0, end: 0 } });
   }
   return {
     ...(tools && { tools: parseTools(tools, sink) }),

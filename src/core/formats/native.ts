@@ -14,7 +14,7 @@ import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcr
 import { rangeOf } from '../json/nodes';
 import { parseMessages, type SkipSink } from './native-parse';
 import { proposalWindow, readWindowFields, withHistory } from './native-object';
-import { incompleteLine } from './common';
+import { incompleteLine, Unseen } from './common';
 
 export { windowFromObject } from './native-object';
 
@@ -40,6 +40,7 @@ function lineRange(line: SourceLine): SourceRange {
 
 function* readTrace(input: TranscriptInput): Generator<TranscriptEvent> {
   const cache = new RenderCache();
+  const unseen = new Unseen();
   let state: ContextWindow | undefined;
   let dirty = false;
   let sawHeader = false;
@@ -51,14 +52,13 @@ function* readTrace(input: TranscriptInput): Generator<TranscriptEvent> {
       yield { kind: 'finding', finding: line.unterminated ? incompleteLine(line) : invalidJson(at, line, parsed.error.message) };
       continue;
     }
-    const findings: Finding[] = [];
-    const sink: SkipSink = (f) => findings.push(f);
+    const sink: SkipSink = (s) => unseen.note(s.cause, s.range, line.index + 1, s.noun, s.why, s.verb);
     const type = propString(parsed.node, 'type');
     if (!sawHeader && type === TRACE_TYPE) {
       sawHeader = true;
       const version = prop(parsed.node, 'version');
       if (version?.type !== 'number' || Number(version.raw) !== TRACE_VERSION) {
-        sink(finding('record-skipped', lineRange(line), `Unsupported trace version; reading it as version ${TRACE_VERSION}`));
+        sink({ noun: 'trace header', cause: `of another version as version ${TRACE_VERSION}`, why: `this reader knows version ${TRACE_VERSION}`, verb: 'Read', range: lineRange(line) });
       }
     } else {
       const outcome = applyEvent(type, parsed.node, state, line, cache, sink);
@@ -66,9 +66,9 @@ function* readTrace(input: TranscriptInput): Generator<TranscriptEvent> {
       if (outcome.state !== state) dirty = !outcome.yieldedWindow;
       state = outcome.state;
     }
-    for (const f of findings) yield { kind: 'finding', finding: f };
   }
   if (dirty && state) yield { kind: 'window', window: state };
+  yield* unseen.events();
 }
 
 function invalidJson(at: number, line: SourceLine, message: string): Finding {
@@ -112,7 +112,7 @@ function applyEvent(
     case 'rewrite':
       return rewriteEvent(node, state ?? proposalWindow({}, undefined, cache), source, cache, sink);
     default:
-      sink(finding('record-skipped', source, `Skipped an event of type ${JSON.stringify(type ?? null)}`));
+      sink({ noun: 'event', cause: type === undefined ? 'without a string `type`' : `of type ${JSON.stringify(type)}`, why: "not part of the model's context as far as this reader knows", range: source });
       return { state, events: [], yieldedWindow: false };
   }
 }
@@ -121,7 +121,7 @@ function rewriteEvent(node: JsonNode, before: ContextWindow, range: SourceRange,
   const sourceNode = prop(node, 'source');
   let source: RewriteSource = 'runtime';
   if (sourceNode?.type === 'string' && SOURCES.has(sourceNode.value)) source = sourceNode.value as RewriteSource;
-  else sink(finding('record-skipped', rangeOf(sourceNode) ?? range, 'A rewrite needs `source`: policy, compaction, self_edit or runtime; read as runtime'));
+  else sink({ noun: 'rewrite', cause: 'without a valid `source` as runtime', why: '`source` is policy, compaction, self_edit or runtime', verb: 'Read', range: rangeOf(sourceNode) ?? range });
   const appliedNode = prop(node, 'applied');
   const applied = !(appliedNode?.type === 'boolean' && !appliedNode.value);
   const after: ContextWindow = { ...proposalWindow(readWindowFields(node, sink), before, cache), source: range };

@@ -18,18 +18,21 @@
  * Unknown is not empty: a generation whose input is no request (null, as
  * status events such as `chat.success` record it, or a plain string) is
  * skipped, and one that records no tool list keeps the registry of the
- * generation before it; both are said in an info finding (`record-skipped`).
+ * generation before it; both are said, one info finding (`record-skipped`) per
+ * cause with the count and the first line (`Unseen`), as are observations of a
+ * type Langfuse does not define.
  */
 import { finding } from '../findings';
 import { parseJson, prop, type JsonNode, type JsonObject } from '../json/parse';
 import type { ContextWindow, Message, ServerState } from '../model';
+import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readGeminiRequest, readGeminiResponse } from './gemini';
 import { readResponsesOutput } from './openai-responses';
 import { isLangChainMessage, isMessageList, readMessageList, readOpenInference, readTools } from './otel/messages';
 import { asArray, asCount, asString, rangeOf } from '../json/nodes';
 import { countedUsage, threadKey } from '../usage';
-import { findingEvent, headMatches } from './common';
+import { findingEvent, headMatches, lineAt, Unseen } from './common';
 
 export const otelAdapter: FormatAdapter = {
   id: 'otel',
@@ -63,23 +66,23 @@ function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
     return;
   }
   const observations = asArray(prop(parsed.node, 'observations'))?.items ?? (parsed.node.type === 'array' ? parsed.node.items : []);
+  const unseen = new Unseen();
+  const lineOf = (range: SourceRange) => () => lineAt(text, range.start);
   const generations = observations
-    .filter((o) => asString(prop(o, 'type'))?.value === 'GENERATION')
+    .filter((o) => isGeneration(o, unseen, lineOf))
     .map(readGeneration)
     .sort((a, b) => (a.startTime < b.startTime ? -1 : a.startTime > b.startTime ? 1 : a.order - b.order));
   if (generations.length === 0) yield { kind: 'window', window: emptyWindow() };
   const threads = new Conversations();
   let previous: Generation | undefined;
   for (const read of generations) {
+    const at = read.window.source ?? NOWHERE;
     if (read.notRequest) {
-      yield findingEvent(finding('record-skipped', read.window.source ?? NOWHERE, `Generation ${read.order + 1} skipped: its input is ${read.notRequest}, not a request; nothing is known of its context, so it is not compared`));
+      unseen.note(`whose input is ${read.notRequest}`, at, lineOf(at), 'generation', 'not a request; nothing is known of its context, so it is not compared');
       continue;
     }
     const generation = previous && !read.toolsKnown && previous.window.tools.length > 0 ? carryTools(read, previous) : read;
-    if (generation !== read) {
-      const n = generation.window.tools.length;
-      yield findingEvent(finding('record-skipped', read.window.source ?? NOWHERE, `Generation ${read.order + 1} records no tool list: unknown, not empty, so the ${n} tool${n === 1 ? '' : 's'} of the generation before it ${n === 1 ? 'is' : 'are'} carried forward`));
-    }
+    if (generation !== read) unseen.note('with no tool list', at, lineOf(at), 'generation', CARRIED, 'Kept the tool registry for');
     const continues = previous !== undefined && sameConversation(previous, generation);
     const thread = threads.of(generation, continues);
     if (previous && continues) {
@@ -92,6 +95,23 @@ function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
     if (usage) yield usage;
     previous = generation;
   }
+  yield* unseen.events();
+}
+
+const CARRIED = 'a missing list is unknown, not empty, so the tools of the generation before are carried forward';
+
+/** Langfuse observation types; only generations are model calls, the others (spans, tool runs, events) are not context. */
+const OBSERVATION_TYPES: ReadonlySet<string> = new Set(['GENERATION', 'SPAN', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL']);
+
+/** True for a generation; an observation of a type Langfuse does not define (or none) is noted as skipped. */
+function isGeneration(observation: JsonNode, unseen: Unseen, lineOf: (range: SourceRange) => () => number): boolean {
+  const type = asString(prop(observation, 'type'))?.value;
+  if (type === 'GENERATION') return true;
+  if (type === undefined || !OBSERVATION_TYPES.has(type)) {
+    const at = rangeOf(observation) ?? NOWHERE;
+    unseen.note(type === undefined ? 'without a type' : `of type ${JSON.stringify(type)}`, at, lineOf(at), 'observation');
+  }
+  return false;
 }
 
 const NOWHERE = { start: 0, end: 0 };

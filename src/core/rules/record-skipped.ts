@@ -2,8 +2,8 @@
  * record-skipped — a reader's rule, not a window check: a record or part the
  * reader does not know (a Claude Code line type, a native event, a request-log
  * record without a request), skipped and said so, so nothing is dropped
- * silently. Emitted by the readers (`formats/common.ts` `skipped`, the native
- * and request-log readers) and by `check.ts` when a reader stops.
+ * silently. Emitted by the readers (one per cause per file: `Unseen` in
+ * `formats/common.ts`), by `unread-parts.ts` and by `check.ts` when a reader stops.
  */
 import { defineRule } from './rule';
 
