@@ -40,4 +40,28 @@ export interface FormatAdapter {
   sniff(head: string): boolean;
   /** Reads the file. Bad input becomes findings, never an exception. */
   read(input: TranscriptInput): Iterable<TranscriptEvent>;
+  /**
+   * Line-based formats a writer appends to: a reader fed one line at a time,
+   * from which a followed file is read on where it stopped (`follow.ts`);
+   * `read` is the same reader fed every line. `firstLine` is the file's first
+   * non-blank line; undefined when the file is not read line by line (one JSON
+   * document).
+   */
+  lineReader?(file: string, firstLine: string): LineReader | undefined;
+}
+
+/** A reader fed one line at a time (see `FormatAdapter.lineReader`). */
+export interface LineReader {
+  /** The events of the next line (blank ones too: the reader skips them). */
+  line(line: SourceLine): Iterable<TranscriptEvent>;
+  /** The events once no more lines come. The reader is done after it: call it on a fork to go on. */
+  end(): Iterable<TranscriptEvent>;
+  /** An independent copy: lines fed to one are not seen by the other. */
+  fork(): LineReader;
+}
+
+/** Every line of the input through a line reader, then its end. */
+export function* readByLines(input: TranscriptInput, reader: LineReader): Generator<TranscriptEvent> {
+  for (const line of input.lines()) yield* reader.line(line);
+  yield* reader.end();
 }

@@ -20,7 +20,7 @@ import { neutralRole } from './common';
 import { opaqueValue, partsToBlocks, stripCacheControl, textMessage } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
 import type { ParsedRequest, ProviderCodec } from './request-log';
-import { readRequestLog } from './request-log';
+import { readRequestLog, requestLogLines } from './request-log';
 
 export const anthropicCodec: ProviderCodec = {
   format: 'anthropic',
@@ -42,6 +42,7 @@ export const anthropicAdapter: FormatAdapter = {
   label: 'Anthropic Messages request bodies',
   sniff: (head) => classifyProviderHead(head) === 'anthropic',
   read: (input) => readRequestLog(input, anthropicCodec),
+  lineReader: (file, firstLine) => requestLogLines(file, firstLine, () => anthropicCodec),
 };
 
 /**

@@ -17,8 +17,8 @@
 import { finding, type Finding } from '../findings';
 import { prop, type JsonArray, type JsonNode, type JsonObject } from '../json/parse';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
-import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
-import { readRequestLog, type ParsedRequest, type ProviderCodec } from './request-log';
+import type { FormatAdapter, LineReader, TranscriptEvent } from '../transcript';
+import { readRequestLog, requestLogLines, type ParsedRequest, type ProviderCodec } from './request-log';
 import { asArray, asString, rangeOf } from '../json/nodes';
 import { findingEvent, headMatches, neutralRole } from './common';
 
@@ -36,11 +36,24 @@ export const bedrockAdapter: FormatAdapter = {
   id: 'bedrock',
   label: 'Bedrock Converse request bodies',
   sniff: (head) => headMatches(head, /"messages"\s*:\s*\[/) && headMatches(head, MARKERS),
-  read: readBedrock,
+  read: (input) => withToolConfigFindings(readRequestLog(input, bedrockCodec)),
+  lineReader: (file, firstLine) => {
+    const reader = requestLogLines(file, firstLine, () => bedrockCodec);
+    return reader && bedrockLines(reader);
+  },
 };
 
-function* readBedrock(input: TranscriptInput): Generator<TranscriptEvent> {
-  for (const event of readRequestLog(input, bedrockCodec)) {
+function bedrockLines(reader: LineReader): LineReader {
+  return {
+    line: (line) => withToolConfigFindings(reader.line(line)),
+    end: () => withToolConfigFindings(reader.end()),
+    fork: () => bedrockLines(reader.fork()),
+  };
+}
+
+/** Each window followed by the findings of a missing `toolConfig`. */
+function* withToolConfigFindings(events: Iterable<TranscriptEvent>): Generator<TranscriptEvent> {
+  for (const event of events) {
     yield event;
     if (event.kind === 'window') for (const f of missingToolConfig(event.window)) yield findingEvent(f);
   }

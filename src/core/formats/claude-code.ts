@@ -12,9 +12,9 @@ import type { Finding } from '../findings';
 import type { ContextWindow, Message, RewriteSource } from '../model';
 import { meta as branchStarted } from '../rules/branch-started';
 import { ruleFinding } from '../rules/rule';
-import type { SourceRange } from '../text';
-import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
-import { readRecords } from './claude-code/records';
+import type { SourceLine, SourceRange } from '../text';
+import { readByLines, type FormatAdapter, type LineReader, type TranscriptEvent } from '../transcript';
+import { RecordReader, type ReadRecords } from './claude-code/records';
 import { walkSession, type Rewind } from './claude-code/tree';
 import { consumedBoundary, findingEvent, lineMatches } from './common';
 
@@ -30,7 +30,8 @@ export const claudeCodeAdapter: FormatAdapter = {
       [/^[ \t\r]*\{\s*"type"\s*:\s*"summary"\s*,\s*"summary"\s*:/, /"leafUuid"\s*:/],
       [/^[ \t\r]*\{\s*"type"\s*:\s*"(file-history-snapshot|queue-operation)"\s*,/, /"(messageId|sessionId|operation)"\s*:/],
     ),
-  read: readClaudeCode,
+  read: (input) => readByLines(input, new ClaudeCodeLines()),
+  lineReader: () => new ClaudeCodeLines(),
 };
 
 /**
@@ -45,8 +46,24 @@ function hasGeminiParts(head: string): boolean {
   return GEMINI_PARTS_MESSAGE.test(head);
 }
 
-function* readClaudeCode(input: TranscriptInput): Generator<TranscriptEvent> {
-  const { records, findings } = readRecords(input);
+/** A session read line by line: each line parsed once, the tree walked at the end. */
+class ClaudeCodeLines implements LineReader {
+  constructor(private readonly records = new RecordReader()) {}
+
+  line(line: SourceLine): TranscriptEvent[] {
+    return this.records.line(line).map(findingEvent);
+  }
+
+  end(): Iterable<TranscriptEvent> {
+    return walkEvents(this.records.end([]));
+  }
+
+  fork(): LineReader {
+    return new ClaudeCodeLines(this.records.fork());
+  }
+}
+
+function* walkEvents({ records, findings }: ReadRecords): Generator<TranscriptEvent> {
   for (const f of findings) yield findingEvent(f);
   const rewinds: Rewind[] = [];
   const final = walkSession(records, (rewind) => rewinds.push(rewind));

@@ -20,11 +20,11 @@
 import { finding, type Finding } from '../findings';
 import { prop, type JsonArray, type JsonNode } from '../json/parse';
 import { toolPairs, type Block, type ContextWindow, type Message } from '../model';
-import type { SourceRange } from '../text';
-import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
+import type { SourceLine, SourceRange } from '../text';
+import { readByLines, type FormatAdapter, type LineReader, type TranscriptEvent } from '../transcript';
 import { readItem } from './openai-responses';
 import { asArray, asString, rangeOf } from '../json/nodes';
-import { consumedBoundary, findingEvent, lineMatches, parseJsonLines, Unseen } from './common';
+import { consumedBoundary, findingEvent, lineMatches, parseJsonLine, Unseen } from './common';
 
 export const codexAdapter: FormatAdapter = {
   id: 'codex',
@@ -35,7 +35,8 @@ export const codexAdapter: FormatAdapter = {
       /^[ \t\r]*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/,
       [/^[ \t\r]*\{\s*"type"\s*:\s*"(session_meta|response_item|turn_context|compacted)"\s*,/, /"payload"\s*:/],
     ),
-  read: readCodex,
+  read: (input) => readByLines(input, new CodexLines()),
+  lineReader: () => new CodexLines(),
 };
 
 /** `response_item` payload types that are part of the model input. */
@@ -59,39 +60,50 @@ interface TurnState {
   status: 'none' | 'open' | 'completed' | 'aborted';
 }
 
-function* readCodex(input: TranscriptInput): Generator<TranscriptEvent> {
-  let system: Message | undefined;
-  let messages: Message[] = [];
-  const turn: TurnState = { status: 'none' };
-  const unseen = new Unseen();
-  for (const line of parseJsonLines(input)) {
-    if (!line.ok) {
-      yield findingEvent(line.finding);
-      continue;
-    }
+/** A rollout read line by line: the model input so far, the turn markers, what was skipped. */
+class CodexLines implements LineReader {
+  constructor(
+    private system: Message | undefined = undefined,
+    private messages: Message[] = [],
+    private readonly turn: TurnState = { status: 'none' },
+    private readonly unseen = new Unseen(),
+  ) {}
+
+  line(source: SourceLine): TranscriptEvent[] {
+    const line = parseJsonLine(source);
+    if (!line) return [];
+    if (!line.ok) return [findingEvent(line.finding)];
     const type = asString(prop(line.node, 'type'))?.value ?? '';
     const payload = prop(line.node, 'payload');
     const payloadType = asString(prop(payload, 'type'))?.value ?? '';
     if (type === 'session_meta') {
-      system ??= baseInstructions(payload);
+      this.system ??= baseInstructions(payload);
     } else if (type === 'response_item') {
-      if (INPUT_ITEMS.has(payloadType) && payload) messages.push(lineMessage(payload, line.range, line.line.index + 1));
-      else unseen.note(`of Codex response_item type "${payloadType || '?'}"`, line.range, line.line.index + 1);
+      if (INPUT_ITEMS.has(payloadType) && payload) this.messages.push(lineMessage(payload, line.range, line.line.index + 1));
+      else this.unseen.note(`of Codex response_item type "${payloadType || '?'}"`, line.range, line.line.index + 1);
     } else if (type === 'compacted') {
-      const before = codexWindow(system, messages);
-      yield { kind: 'window', window: before };
-      messages = replacement(payload, line.line.index + 1);
-      yield { kind: 'step', rewrite: { source: 'compaction', before, after: codexWindow(system, messages), applied: true, range: line.range } };
+      const before = codexWindow(this.system, this.messages);
+      this.messages = replacement(payload, line.line.index + 1);
+      return [
+        { kind: 'window', window: before },
+        { kind: 'step', rewrite: { source: 'compaction', before, after: codexWindow(this.system, this.messages), applied: true, range: line.range } },
+      ];
     } else if (type === 'event_msg') {
-      trackTurn(turn, payloadType);
+      trackTurn(this.turn, payloadType);
     } else if (type !== 'turn_context') {
-      unseen.note(`of Codex type "${type || '?'}"`, line.range, line.line.index + 1);
+      this.unseen.note(`of Codex type "${type || '?'}"`, line.range, line.line.index + 1);
     }
+    return [];
   }
-  const final = codexWindow(system, messages);
-  yield { kind: 'window', window: final };
-  for (const f of unfinishedCalls(final, turn)) yield findingEvent(f);
-  yield* unseen.events();
+
+  end(): TranscriptEvent[] {
+    const final = codexWindow(this.system, this.messages);
+    return [{ kind: 'window', window: final }, ...unfinishedCalls(final, this.turn).map(findingEvent), ...this.unseen.events()];
+  }
+
+  fork(): LineReader {
+    return new CodexLines(this.system, [...this.messages], { ...this.turn }, this.unseen.clone());
+  }
 }
 
 function trackTurn(turn: TurnState, eventType: string): void {

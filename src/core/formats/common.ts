@@ -8,7 +8,7 @@ import { finding, type Finding } from '../findings';
 import type { Block, Message, Role } from '../model';
 import { parseJson, prop, type JsonNode, type JsonString } from '../json/parse';
 import { asString, rangeOf } from '../json/nodes';
-import type { SourceRange, SourceLine } from '../text';
+import { splitLines, type SourceRange, type SourceLine } from '../text';
 import type { TranscriptEvent, TranscriptInput } from '../transcript';
 
 /** One parsed JSONL line, or the finding for a line that did not parse. */
@@ -44,12 +44,24 @@ export function incompleteLine(line: SourceLine): Finding {
 /** Parses every non-blank line of a JSONL input; bad lines become `invalid-json` findings (an unfinished last line, info). */
 export function* parseJsonLines(input: TranscriptInput): Generator<ParsedLine> {
   for (const line of input.lines()) {
-    if (line.text.trim() === '') continue;
-    const parsed = parseJson(line.text, line.offset);
-    const range = lineRange(line);
-    if (parsed.ok) yield { ok: true, node: parsed.node, line, range };
-    else yield { ok: false, line, finding: line.unterminated ? incompleteLine(line) : invalidJson(parsed.error.message, parsed.error.offset, range.end) };
+    const parsed = parseJsonLine(line);
+    if (parsed) yield parsed;
   }
+}
+
+/** One JSONL line parsed; undefined for a blank line. */
+export function parseJsonLine(line: SourceLine): ParsedLine | undefined {
+  if (line.text.trim() === '') return undefined;
+  const parsed = parseJson(line.text, line.offset);
+  const range = lineRange(line);
+  if (parsed.ok) return { ok: true, node: parsed.node, line, range };
+  return { ok: false, line, finding: line.unterminated ? incompleteLine(line) : invalidJson(parsed.error.message, parsed.error.offset, range.end) };
+}
+
+/** The first non-blank line of a text (for `FormatAdapter.lineReader`); undefined when it has none. */
+export function firstLineOf(text: string): string | undefined {
+  for (const line of splitLines(text)) if (line.text.trim() !== '') return line.text;
+  return undefined;
 }
 
 export function findingEvent(f: Finding): TranscriptEvent {
@@ -105,6 +117,13 @@ export class Unseen {
 
   events(): TranscriptEvent[] {
     return this.findings().map(findingEvent);
+  }
+
+  /** An independent copy (a followed file's reader is forked to read its end). */
+  clone(): Unseen {
+    const copy = new Unseen();
+    for (const [cause, c] of this.causes) copy.causes.set(cause, { ...c, others: [...c.others] });
+    return copy;
   }
 }
 

@@ -20,14 +20,15 @@
 import { prop, type JsonArray, type JsonNode, type JsonObject } from '../json/parse';
 import { POSITIONAL_ID, type Block, type ContextWindow, type Message, type ToolCall, type ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
-import { readRequestLog, type ParsedRequest, type ProviderCodec } from './request-log';
+import { readRequestLog, requestLogLines, type ParsedRequest, type ProviderCodec } from './request-log';
 import { asArray, asString, rangeOf } from '../json/nodes';
 import { neutralRole } from './common';
 
 /** A fresh codec per read: it remembers the length of the last request, where the logged response's turn goes. */
-export function geminiCodec(): ProviderCodec {
-  let lastTurns = 0;
+export function geminiCodec(turns = 0): ProviderCodec {
+  let lastTurns = turns;
   return {
+    fork: () => geminiCodec(lastTurns),
     format: 'gemini',
     label: 'Gemini generateContent',
     isRequest: (body) => asArray(prop(body, 'contents')) !== undefined,
@@ -45,6 +46,7 @@ export const geminiAdapter: FormatAdapter = {
   label: 'Gemini generateContent request bodies',
   sniff: (head) => /"contents"\s*:\s*\[\s*\{/.test(head) && /"parts"\s*:\s*\[/.test(head) && !/"messages"\s*:\s*\[/.test(head),
   read: (input) => readRequestLog(input, geminiCodec()),
+  lineReader: (file, firstLine) => requestLogLines(file, firstLine, geminiCodec),
 };
 
 export function readGeminiRequest(body: JsonObject): ParsedRequest {

@@ -10,7 +10,7 @@ import { parseJson, prop, propString, type JsonNode } from '../json/parse';
 import type { ContextWindow, RewriteSource } from '../model';
 import { RenderCache } from '../render';
 import type { SourceLine, SourceRange } from '../text';
-import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
+import { readByLines, type FormatAdapter, type LineReader, type TranscriptEvent, type TranscriptInput } from '../transcript';
 import { rangeOf } from '../json/nodes';
 import { parseMessages, type SkipSink } from './native-parse';
 import { proposalWindow, readWindowFields, withHistory } from './native-object';
@@ -31,44 +31,54 @@ export const nativeAdapter: FormatAdapter = {
     const parsed = parseJson(firstLine);
     return parsed.ok && propString(parsed.node, 'type') === TRACE_TYPE;
   },
-  read: (input: TranscriptInput) => readTrace(input),
+  read: (input: TranscriptInput) => readByLines(input, new TraceLines()),
+  lineReader: () => new TraceLines(),
 };
 
 function lineRange(line: SourceLine): SourceRange {
   return { start: line.offset, end: line.offset + line.text.length };
 }
 
-function* readTrace(input: TranscriptInput): Generator<TranscriptEvent> {
-  const cache = new RenderCache();
-  const unseen = new Unseen();
-  let state: ContextWindow | undefined;
-  let dirty = false;
-  let sawHeader = false;
-  for (const line of input.lines()) {
-    if (!line.text.trim()) continue;
+/** A trace read line by line: the window so far, whether it changed since it was last a `window` event, what was skipped. */
+class TraceLines implements LineReader {
+  constructor(
+    private readonly cache = new RenderCache(),
+    private readonly unseen = new Unseen(),
+    private state: ContextWindow | undefined = undefined,
+    private dirty = false,
+    private sawHeader = false,
+  ) {}
+
+  line(line: SourceLine): readonly TranscriptEvent[] {
+    if (!line.text.trim()) return [];
     const parsed = parseJson(line.text, line.offset);
     if (!parsed.ok) {
       const at = parsed.error.offset;
-      yield { kind: 'finding', finding: line.unterminated ? incompleteLine(line) : invalidJson(at, line, parsed.error.message) };
-      continue;
+      return [{ kind: 'finding', finding: line.unterminated ? incompleteLine(line) : invalidJson(at, line, parsed.error.message) }];
     }
-    const sink: SkipSink = (s) => unseen.note(s.cause, s.range, line.index + 1, s.noun, s.why, s.verb);
+    const sink: SkipSink = (s) => this.unseen.note(s.cause, s.range, line.index + 1, s.noun, s.why, s.verb);
     const type = propString(parsed.node, 'type');
-    if (!sawHeader && type === TRACE_TYPE) {
-      sawHeader = true;
+    if (!this.sawHeader && type === TRACE_TYPE) {
+      this.sawHeader = true;
       const version = prop(parsed.node, 'version');
       if (version?.type !== 'number' || Number(version.raw) !== TRACE_VERSION) {
         sink({ noun: 'trace header', cause: `of another version as version ${TRACE_VERSION}`, why: `this reader knows version ${TRACE_VERSION}`, verb: 'Read', range: lineRange(line) });
       }
-    } else {
-      const outcome = applyEvent(type, parsed.node, state, line, cache, sink);
-      yield* outcome.events;
-      if (outcome.state !== state) dirty = !outcome.yieldedWindow;
-      state = outcome.state;
+      return [];
     }
+    const outcome = applyEvent(type, parsed.node, this.state, line, this.cache, sink);
+    if (outcome.state !== this.state) this.dirty = !outcome.yieldedWindow;
+    this.state = outcome.state;
+    return outcome.events;
   }
-  if (dirty && state) yield { kind: 'window', window: state };
-  yield* unseen.events();
+
+  end(): TranscriptEvent[] {
+    return [...(this.dirty && this.state ? [{ kind: 'window', window: this.state } as const] : []), ...this.unseen.events()];
+  }
+
+  fork(): LineReader {
+    return new TraceLines(this.cache, this.unseen.clone(), this.state, this.dirty, this.sawHeader);
+  }
 }
 
 function invalidJson(at: number, line: SourceLine, message: string): Finding {

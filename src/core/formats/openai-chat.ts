@@ -21,7 +21,7 @@ import { neutralRole } from './common';
 import { partsToBlocks, stripCacheControl } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
 import type { ParsedRequest, ProviderCodec } from './request-log';
-import { readRequestLog } from './request-log';
+import { readRequestLog, requestLogLines } from './request-log';
 
 export const openaiChatCodec: ProviderCodec = {
   format: 'openai-chat',
@@ -43,6 +43,7 @@ export const openaiChatAdapter: FormatAdapter = {
   label: 'OpenAI Chat Completions request bodies',
   sniff: (head) => classifyProviderHead(head) === 'openai-chat',
   read: (input) => readRequestLog(input, openaiChatCodec),
+  lineReader: (file, firstLine) => requestLogLines(file, firstLine, () => openaiChatCodec),
 };
 
 /**

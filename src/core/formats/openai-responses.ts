@@ -27,7 +27,7 @@ import { neutralRole } from './common';
 import { opaqueValue, partsToBlocks, textMessage } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
 import type { Continuation, LoggedExchange, ParsedRequest, ProviderCodec } from './request-log';
-import { consumedWindow, readRequestLog } from './request-log';
+import { consumedWindow, readRequestLog, requestLogLines } from './request-log';
 
 export const openaiResponsesCodec: ProviderCodec = {
   format: 'openai-responses',
@@ -54,6 +54,7 @@ export const openaiResponsesAdapter: FormatAdapter = {
   label: 'OpenAI Responses request bodies',
   sniff: (head) => classifyProviderHead(head) === 'openai-responses',
   read: (input) => readRequestLog(input, openaiResponsesCodec),
+  lineReader: (file, firstLine) => requestLogLines(file, firstLine, () => openaiResponsesCodec),
 };
 
 /**

@@ -30,7 +30,7 @@ import { asObject, asString, rangeOf } from '../json/nodes';
 import { carryMessages, planCarry, type CarryPlan, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message } from '../model';
 import type { SourceLine, SourceRange } from '../text';
-import type { TranscriptEvent, TranscriptInput } from '../transcript';
+import { readByLines, type LineReader, type TranscriptEvent, type TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
 import { incompleteLine, lineAt, Unseen } from './common';
 import { Threads } from './threads';
@@ -79,6 +79,8 @@ export interface ProviderCodec {
   continueFrom?(previous: LoggedExchange | undefined, current: ParsedRequest): Continuation;
   /** Present when the codec can carry unchanged history over from the previous request. */
   readonly carrier?: MessageCarrier;
+  /** A codec that remembers something between requests: an independent copy of it (for `LineReader.fork`). */
+  fork?(): ProviderCodec;
 }
 
 /** How a codec reads a request whose leading messages are carried over (carry.ts). */
@@ -109,28 +111,59 @@ type RecordOrFinding = { readonly record: LogRecord } | { readonly finding: Find
 
 /** Reads a file of this provider's requests as one window or a request log. */
 export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): Generator<TranscriptEvent> {
+  if (!isWholeJson(input)) {
+    yield* readByLines(input, new RequestLogLines(codec));
+    return;
+  }
   const threads = new Threads();
-  let carry: CarrySource | undefined;
-  const records = logRecords(input, () => (codec.carrier ? carry : undefined));
-  const skips = { unseen: new Unseen(), input };
+  const records = wholeFileRecords(input.text());
+  const skips: Skips = { unseen: new Unseen(), text: () => input.text() };
   for (;;) {
-    // Plain locals, cleared before the next line is read: a generator keeps
-    // stale locals alive, and they would pin the previous line's parse tree.
-    let outcome: RecordOutcome | undefined = nextOutcome(records, threads, codec, skips);
+    const outcome = nextOutcome(records, threads, codec, skips);
     if (!outcome) break;
-    if (outcome.request) carry = outcome.carry;
-    let events: readonly TranscriptEvent[] | undefined = outcome.events;
-    outcome = undefined;
-    yield* events;
-    events = undefined;
+    yield* outcome.events;
   }
   yield* skips.unseen.events();
 }
 
-/** The records a log skipped, and the input (for the line of a whole-JSON file's first skipped record). */
+/** The line reader of a request log (JSONL); undefined for a file read as one JSON document. */
+export function requestLogLines(file: string, firstLine: string, codec: () => ProviderCodec): LineReader | undefined {
+  const whole = wholeJsonByName(file) ?? !parseJson(firstLine.trim()).ok;
+  return whole ? undefined : new RequestLogLines(codec());
+}
+
+/** A request log read line by line: only the last request of each thread (with its response) is held. */
+class RequestLogLines implements LineReader {
+  constructor(
+    private readonly codec: ProviderCodec,
+    private readonly threads = new Threads(),
+    private readonly skips: Skips = { unseen: new Unseen() },
+    private carry: CarrySource | undefined = undefined,
+    private ordinal = 0,
+  ) {}
+
+  line(line: SourceLine): readonly TranscriptEvent[] {
+    if (line.text.trim() === '') return [];
+    const read = parsedLine(line, ++this.ordinal, this.codec.carrier ? this.carry : undefined);
+    if ('finding' in read) return [{ kind: 'finding', finding: read.finding }];
+    const outcome = judgeRecord(read.record, this.threads, this.codec, this.skips);
+    if (outcome.request) this.carry = outcome.carry;
+    return outcome.events;
+  }
+
+  end(): readonly TranscriptEvent[] {
+    return this.skips.unseen.events();
+  }
+
+  fork(): LineReader {
+    return new RequestLogLines(this.codec.fork?.() ?? this.codec, this.threads.clone(), { unseen: this.skips.unseen.clone() }, this.carry, this.ordinal);
+  }
+}
+
+/** The records a log skipped, and the text (for the line of a whole-JSON file's first skipped record). */
 interface Skips {
   readonly unseen: Unseen;
-  readonly input: TranscriptInput;
+  readonly text?: () => string;
 }
 
 interface RecordOutcome {
@@ -153,7 +186,7 @@ function nextOutcome(records: Iterator<RecordOrFinding>, threads: Threads, codec
 function judgeRecord(record: LogRecord, threads: Threads, codec: ProviderCodec, skips: Skips): RecordOutcome {
   const exchange = exchangeOf(record, codec);
   if ('skip' in exchange) {
-    const line = () => (record.line ? record.line.source.index + 1 : lineAt(skips.input.text(), record.range.start));
+    const line = () => (record.line ? record.line.source.index + 1 : lineAt(skips.text?.() ?? '', record.range.start));
     skips.unseen.note(exchange.skip.cause, record.range, line, 'record', exchange.skip.why);
     return { events: [] };
   }
@@ -239,24 +272,6 @@ function failed(status: JsonNode | undefined): boolean {
   return status?.type === 'number' && Number(status.raw) >= 400;
 }
 
-/**
- * The JSON values of the file: lines of a JSONL file, or the value(s) of a
- * `.json` file. `carrySource` says what the next line may carry over.
- */
-function* logRecords(input: TranscriptInput, carrySource: () => CarrySource | undefined): Generator<RecordOrFinding> {
-  if (isWholeJson(input)) {
-    yield* wholeFileRecords(input.text());
-    return;
-  }
-  let ordinal = 0;
-  for (const line of input.lines()) {
-    if (line.text.trim() === '') continue;
-    let record: RecordOrFinding | undefined = parsedLine(line, ++ordinal, carrySource());
-    yield record;
-    record = undefined; // do not pin this line's parse tree while the next line is read
-  }
-}
-
 /** Parses a line; the leading messages it shares with the line `from` was parsed from are skipped. */
 function parsedLine(line: SourceLine, ordinal: number, from: CarrySource | undefined): RecordOrFinding {
   const range = { start: line.offset, end: line.offset + line.text.length };
@@ -294,13 +309,20 @@ function invalidJson(offset: number, within: SourceRange, message: string): Find
  * first non-blank line is not a JSON value on its own is read whole.
  */
 function isWholeJson(input: TranscriptInput): boolean {
-  const name = input.file.toLowerCase();
-  if (name.endsWith('.jsonl') || name.endsWith('.ndjson')) return false;
-  if (name.endsWith('.json')) return true;
+  const byName = wholeJsonByName(input.file);
+  if (byName !== undefined) return byName;
   for (const line of input.lines()) {
     const text = line.text.trim();
     if (text === '') continue;
     return !parseJson(text).ok;
   }
   return false;
+}
+
+/** True for a `.json` name, false for `.jsonl`/`.ndjson`; undefined when the name does not tell. */
+function wholeJsonByName(file: string): boolean | undefined {
+  const name = file.toLowerCase();
+  if (name.endsWith('.jsonl') || name.endsWith('.ndjson')) return false;
+  if (name.endsWith('.json')) return true;
+  return undefined;
 }

@@ -53,6 +53,14 @@ export class Threads {
     return this.started;
   }
 
+  /** An independent copy (a followed log's reader is forked to read its end). */
+  clone(): Threads {
+    const copy = new Threads();
+    copy.open.push(...this.open.map((thread) => ({ ...thread })));
+    copy.started = this.started;
+    return copy;
+  }
+
   /** The thread `current` continues (server state first, then the shared prefix). */
   place(current: ParsedRequest, codec: ProviderCodec): Placement {
     if (current.window.serverState && codec.continueFrom) return this.placeByState(current, codec);

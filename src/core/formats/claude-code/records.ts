@@ -8,9 +8,8 @@
  */
 import { finding, type Finding } from '../../findings';
 import { prop, propString, type JsonNode } from '../../json/parse';
-import type { SourceRange } from '../../text';
-import type { TranscriptInput } from '../../transcript';
-import { parseJsonLines, Unseen } from '../common';
+import type { SourceLine, SourceRange } from '../../text';
+import { parseJsonLine, Unseen } from '../common';
 import { onlyToolResults } from './blocks';
 
 export type RecordKind = 'message' | 'transparent' | 'boundary' | 'ignored';
@@ -53,28 +52,43 @@ export interface ReadRecords {
   readonly findings: Finding[];
 }
 
-/** Reads every line; bad JSON and unknown record types become findings. */
-export function readRecords(input: TranscriptInput): ReadRecords {
-  const records: CcRecord[] = [];
-  const findings: Finding[] = [];
-  const unseen: UnseenParts = { lines: 0, toolParts: 0 };
-  const skippedTypes = new Unseen();
-  for (const line of parseJsonLines(input)) {
-    if (!line.ok) {
-      findings.push(line.finding);
-      continue;
-    }
+/**
+ * The records of a session, read one line at a time (a followed file goes on
+ * from where it stopped): a line's own finding comes at once, those counted
+ * over the whole file at the end.
+ */
+export class RecordReader {
+  constructor(
+    private readonly records: CcRecord[] = [],
+    private readonly unseen: UnseenParts = { lines: 0, toolParts: 0 },
+    private readonly skippedTypes = new Unseen(),
+  ) {}
+
+  /** Reads a line; returns the finding of a line that does not parse. */
+  line(source: SourceLine): Finding[] {
+    const line = parseJsonLine(source);
+    if (!line) return [];
+    if (!line.ok) return [line.finding];
     // A line with Gemini-style parts is said by the parts finding; its record type is not said again.
-    const partsLine = countGeminiParts(line.node, line.range, line.line.index + 1, unseen);
-    const record = classify(line.node, line.range, records.length, line.line.index + 1);
+    const partsLine = countGeminiParts(line.node, line.range, line.line.index + 1, this.unseen);
+    const record = classify(line.node, line.range, this.records.length, line.line.index + 1);
     if (!partsLine && !UI_ONLY.has(record.type) && !MODEL_TYPES.has(record.type)) {
-      skippedTypes.note(`of Claude Code type "${record.type || '?'}"`, line.range, record.line);
+      this.skippedTypes.note(`of Claude Code type "${record.type || '?'}"`, line.range, record.line);
     }
-    records.push(record);
+    this.records.push(record);
+    return [];
   }
-  if (unseen.first) findings.push(unseenFinding(unseen, unseen.first));
-  findings.push(...skippedTypes.findings());
-  return { records, findings };
+
+  /** Every record so far, and `findings` followed by those counted over the file. */
+  end(findings: Finding[]): ReadRecords {
+    if (this.unseen.first) findings.push(unseenFinding(this.unseen, this.unseen.first));
+    findings.push(...this.skippedTypes.findings());
+    return { records: this.records, findings };
+  }
+
+  fork(): RecordReader {
+    return new RecordReader([...this.records], { ...this.unseen }, this.skippedTypes.clone());
+  }
 }
 
 /** Message lines written as Gemini `{role, parts}` (Qwen Code's envelope): content this reader cannot see. */
