@@ -1,38 +1,49 @@
 /**
  * `prefix-lens check --follow FILE`: checks the file's complete lines, then
- * again each time it grows, printing only the steps and findings not printed
- * yet; a half-written last line waits for its line end. A file that shrank or
- * whose checked part changed (truncated, replaced, rotated) is checked again
- * from the start. Ctrl+C (SIGINT) prints the summary; the exit status is then
- * that of `check` (1 when an error-level finding was seen).
+ * each time it grows reads only the bytes added and checks only the new lines
+ * (`core/follow.ts`), printing only the steps and findings not printed yet; a
+ * half-written last line waits for its line end. A file that shrank, was
+ * replaced (another inode) or whose last bytes read changed (rewritten in
+ * place) is checked again from the start. Ctrl+C (SIGINT) prints the summary;
+ * the exit status is then that of `check` (1 when an error-level finding was seen).
  */
 import * as fs from 'node:fs';
 import type { Report } from '../core/results';
-import { checkTranscript, UnknownFormatError } from '../core/check';
+import { UnknownFormatError } from '../core/check';
+import { Follower } from '../core/follow';
 import type { Finding } from '../core/findings';
 import type { FormatId } from '../core/model';
 import { summaryLine } from '../core/report/markdown';
 import { escapeControls, LineIndex } from '../core/text';
 import { findingLine, paletteFor, stepLine, type Palette } from './plain';
 
-/** What has been checked and printed so far. */
+/** What has been read, checked and printed so far. */
 interface FollowState {
-  /** The text checked last (complete lines only). */
-  checked: string;
+  follower: Follower;
+  /** Bytes read from the file, the file they were read from, and the last of them (to see an in-place rewrite). */
+  offset: number;
+  ino?: number;
+  last: Buffer;
+  decoder: TextDecoder;
+  /** Decoded text after the last line end, waiting for it. */
+  partial: string;
   printedSteps: number;
   readonly printedFindings: Set<string>;
   report?: Report;
   waitingSaid: boolean;
 }
 
+/** Bytes kept from before the read offset: a file rewritten in place differs there. */
+const KEEP_BYTES = 64;
+
 const POLL_MS = 100;
 
 export function followFile(file: string, format: FormatId | undefined, write: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
   const c = paletteFor(process.stdout.isTTY === true, process.env);
-  const state: FollowState = { checked: '', printedSteps: 0, printedFindings: new Set(), waitingSaid: false };
+  const state: FollowState = { follower: new Follower(file, { ...(format && { format }) }), ...fromStart(), printedSteps: 0, printedFindings: new Set(), waitingSaid: false };
   const tick = () => {
     try {
-      write(update(file, format, state, c));
+      write(update(file, state, c));
     } catch (error) {
       write(`prefix-lens: ${escapeControls(file)}: ${(error as Error).message}\n`);
     }
@@ -57,33 +68,61 @@ export function followFile(file: string, format: FormatId | undefined, write: (t
   });
 }
 
-/** Checks the file if it changed; returns the lines to print. */
-function update(file: string, format: FormatId | undefined, state: FollowState, c: Palette): string {
-  let text: string;
+function fromStart(): Pick<FollowState, 'offset' | 'last' | 'decoder' | 'partial'> {
+  return { offset: 0, last: Buffer.alloc(0), decoder: new TextDecoder(), partial: '' };
+}
+
+/** Reads what the file gained and checks its new complete lines; returns the lines to print. */
+function update(file: string, state: FollowState, c: Palette): string {
+  let grown: { text: string; restarted: boolean } | undefined;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    grown = readGrowth(file, state);
   } catch (error) {
     return state.waitingSaid ? '' : said(state, `prefix-lens: ${escapeControls(file)}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); waiting\n`);
   }
-  const complete = text.slice(0, text.lastIndexOf('\n') + 1);
-  if (complete === state.checked) return '';
   let out = '';
-  if (!complete.startsWith(state.checked)) {
-    out += `prefix-lens: ${escapeControls(file)} was truncated or replaced; checking it again from the start\n`;
+  if (grown.restarted) {
+    if (state.follower.position > 0 || state.report) out += `prefix-lens: ${escapeControls(file)} was truncated or replaced; checking it again from the start\n`;
+    state.follower.restart();
     Object.assign(state, { printedSteps: 0, report: undefined });
     state.printedFindings.clear();
   }
-  state.checked = complete;
-  if (complete.trim() === '') return out;
+  const text = state.partial + grown.text;
+  const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+  state.partial = text.slice(complete.length);
+  if (complete === '') return out;
   let report: Report;
   try {
-    report = checkTranscript({ file, text: complete }, { ...(format && { format }) });
+    report = state.follower.append(complete);
   } catch (error) {
     if (error instanceof UnknownFormatError) return state.waitingSaid ? out : out + said(state, `prefix-lens: ${escapeControls(file)}: ${error.message.split('\n')[0]}; waiting for more lines\n`);
     throw error;
   }
   state.report = report;
   return out + newLines(report, state, c);
+}
+
+/** The text the file gained since the last read; `restarted` when it was truncated or replaced (then the whole file). */
+function readGrowth(file: string, state: FollowState): { text: string; restarted: boolean } {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new Error('not a regular file');
+    const keep = Math.min(state.offset, KEEP_BYTES);
+    const before = Buffer.alloc(keep);
+    const same = stat.ino === (state.ino ?? stat.ino) && stat.size >= state.offset && fs.readSync(fd, before, 0, keep, state.offset - keep) === keep && before.equals(state.last);
+    const restarted = !same;
+    if (restarted) Object.assign(state, fromStart());
+    state.ino = stat.ino;
+    const bytes = Buffer.alloc(stat.size - state.offset);
+    const read = bytes.length === 0 ? 0 : fs.readSync(fd, bytes, 0, bytes.length, state.offset);
+    const added = bytes.subarray(0, read);
+    state.offset += read;
+    state.last = Buffer.from(Buffer.concat([state.last, added.subarray(-KEEP_BYTES)]).subarray(-KEEP_BYTES));
+    return { text: state.decoder.decode(added, { stream: true }), restarted };
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function said(state: FollowState, text: string): string {

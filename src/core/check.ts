@@ -16,7 +16,7 @@ import { LineIndex } from './text';
 import { UsageScanner } from './usage';
 import { WindowTracker } from './window-tracker';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from './transcript';
-import { collectUnreadParts, unreadParts, unreadPartsFinding, type UnreadParts } from './unread-parts';
+import { collectUnreadParts, forkUnreadParts, unreadParts, unreadPartsFinding, type UnreadParts } from './unread-parts';
 
 /** Thrown when a file's format is neither given nor recognised (the CLI exits 2 on it). */
 export class UnknownFormatError extends Error {
@@ -35,7 +35,7 @@ function toInput(input: CheckInput): TranscriptInput {
   return 'lines' in input && typeof input.lines === 'function' ? input : inputFromText(input.file, (input as { text: string }).text);
 }
 
-function resolveAdapter(input: TranscriptInput, options: CheckOptions): FormatAdapter {
+export function resolveAdapter(input: TranscriptInput, options: CheckOptions): FormatAdapter {
   if (options.format) {
     const adapter = adapterFor(options.format);
     if (!adapter) throw new UnknownFormatError(input.file, `No reader for format "${options.format}"`);
@@ -52,7 +52,7 @@ function resolveAdapter(input: TranscriptInput, options: CheckOptions): FormatAd
 }
 
 /** A check in progress: what has been found so far. */
-interface Run {
+export interface Run {
   readonly context: EngineContext;
   readonly options: CheckOptions;
   readonly steps: StepReport[];
@@ -122,7 +122,7 @@ function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
   return verdict;
 }
 
-function onEvent(run: Run, event: TranscriptEvent, usage: UsageScanner): void {
+export function onEvent(run: Run, event: TranscriptEvent, usage: UsageScanner): void {
   if (event.kind === 'finding') report(run, event.finding);
   else if (event.kind === 'step') onStep(run, event.rewrite);
   else if (event.kind === 'usage') usage.add(event.usage);
@@ -172,7 +172,7 @@ function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner)
   return { input: tracked, lineStarts, readUpTo: () => upTo };
 }
 
-function newRun(options: CheckOptions, limits: Limits, context = createEngineContext(options.tokens ?? 'o200k_base')): Run {
+export function newRun(options: CheckOptions, limits: Limits, context = createEngineContext(options.tokens ?? 'o200k_base')): Run {
   return {
     limits,
     listed: new Map(),
@@ -189,6 +189,24 @@ function newRun(options: CheckOptions, limits: Limits, context = createEngineCon
 }
 
 /**
+ * An independent copy of a run: what it found so far is shared, what comes
+ * next is not (a followed file's report is finished on a fork, the run goes on).
+ */
+export function forkRun(run: Run): Run {
+  return {
+    ...run,
+    steps: [...run.steps],
+    findings: [...run.findings],
+    reported: new Set(run.reported),
+    windows: run.windows.fork(),
+    listed: new Map(run.listed),
+    omitted: new Map([...run.omitted].map(([rule, o]) => [rule, { ...o }])),
+    tally: run.tally.fork(),
+    unread: forkUnreadParts(run.unread),
+  };
+}
+
+/**
  * Reads every event. Adapters never throw on bad input, but a read can stop
  * (a limit, a special file, a string too long for the runtime): the report then
  * says where, with an error-level finding there, so a file not read to its end
@@ -198,12 +216,16 @@ function readAll(run: Run, adapter: FormatAdapter, tracked: Tracked, usage: Usag
   try {
     for (const event of adapter.read(tracked.input)) onEvent(run, event, usage);
   } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-    const offset = tracked.readUpTo();
-    run.stopped = { reason, offset };
-    const at = { start: offset, end: offset };
-    run.findings.push(finding('record-skipped', at, `The ${adapter.label} reader stopped here: ${reason}. The rest of the file was not checked`, { severity: 'error' }));
+    readStopped(run, adapter, error, tracked.readUpTo());
   }
+}
+
+/** A read that stopped at `offset` (a limit, a special file): said by an error there, so the file never passes. */
+export function readStopped(run: Run, adapter: FormatAdapter, error: unknown, offset: number): void {
+  const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  run.stopped = { reason, offset };
+  const at = { start: offset, end: offset };
+  run.findings.push(finding('record-skipped', at, `The ${adapter.label} reader stopped here: ${reason}. The rest of the file was not checked`, { severity: 'error' }));
 }
 
 function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly number[], usage: UsageScanner): Report {
@@ -246,9 +268,13 @@ function runTranscript(source: TranscriptInput, options: CheckOptions, context?:
   const usage = new UsageScanner(adapter.id);
   const tracked = trackLines(source, limits, usage);
   readAll(run, adapter, tracked, usage);
-  const lineStarts = tracked.lineStarts();
+  return { report: finishRun(run, adapter, source.file, tracked.lineStarts(), usage), run, usage };
+}
+
+/** The report of a run read to its end: the unread parts said, the findings in order. */
+export function finishRun(run: Run, adapter: FormatAdapter, file: string, lineStarts: readonly number[], usage: UsageScanner): Report {
   for (const f of unreadPartsFinding(run.unread, adapter.label, (offset) => lineNumber(lineStarts, offset))) report(run, f);
-  return { report: toReport(run, source.file, adapter.id, lineStarts, usage), run, usage };
+  return toReport(run, file, adapter.id, lineStarts, usage);
 }
 
 /** The 1-based line holding an offset, from the line starts. */

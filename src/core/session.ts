@@ -85,6 +85,13 @@ export class MessageTally {
     this.droppedTurns += Math.max(0, turnsOf(before) - turnsOf(after));
   }
 
+  fork(): MessageTally {
+    const copy = new MessageTally();
+    copy.dropped = this.dropped;
+    copy.droppedTurns = this.droppedTurns;
+    return copy;
+  }
+
   count(final: ContextWindow | undefined): { messages: number; turns: number } {
     return { messages: this.dropped + (final?.messages.length ?? 0), turns: this.droppedTurns + (final ? turnsOf(final) : 0) };
   }

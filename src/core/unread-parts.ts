@@ -118,11 +118,19 @@ export interface UnreadParts {
   readonly parts: Map<JsonNode, SourceRange>;
   /** Parts of a type the reader does not know (not tool-shaped). */
   readonly unknown: Map<JsonNode, { readonly range: SourceRange; readonly type: string }>;
-  readonly walked: WeakSet<Message>;
+  /** Messages walked already (walking one again changes nothing: parts are keyed by their JSON value). */
+  readonly walked: { has(message: Message): boolean; add(message: Message): unknown };
 }
 
 export function unreadParts(): UnreadParts {
   return { parts: new Map(), unknown: new Map(), walked: new WeakSet() };
+}
+
+/** An independent copy: messages walked by the copy are not marked walked in `unread`. */
+export function forkUnreadParts(unread: UnreadParts): UnreadParts {
+  const own = new WeakSet<Message>();
+  const walked = { has: (m: Message) => own.has(m) || unread.walked.has(m), add: (m: Message) => own.add(m) };
+  return { parts: new Map(unread.parts), unknown: new Map(unread.unknown), walked };
 }
 
 /**

@@ -112,6 +112,19 @@ export class UsageScanner {
     }
   }
 
+  /** An independent copy: lines observed by one are not seen by the other. */
+  fork(): UsageScanner {
+    const copy = new UsageScanner(this.format);
+    copy.records.push(...this.records);
+    for (const id of this.seenIds) copy.seenIds.add(id);
+    copy.lastOffset = this.lastOffset;
+    copy.codexModel = this.codexModel;
+    copy.codexTotal = this.codexTotal;
+    copy.firstTime = this.firstTime;
+    copy.lastTime = this.lastTime;
+    return copy;
+  }
+
   facts(): LogFacts {
     return { usage: this.records, ...(this.firstTime && { firstTime: this.firstTime }), ...(this.lastTime && { lastTime: this.lastTime }) };
   }

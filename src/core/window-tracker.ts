@@ -29,6 +29,15 @@ export class WindowTracker {
     private readonly incremental = true,
   ) {}
 
+  /** An independent copy: windows given to one are not seen by the other. */
+  fork(): WindowTracker {
+    const copy = new WindowTracker(this.context, this.incremental);
+    copy.keys = new Set(this.keys);
+    copy.window = this.window;
+    copy.pairs = this.pairs;
+    return copy;
+  }
+
   /** The findings of `window` the previous window did not have, in the order of the full checks. */
   next(window: ContextWindow): Finding[] {
     const fresh = (this.incremental && this.extension(window)) || this.full(window);

@@ -1,0 +1,177 @@
+/**
+ * Following a file that grows (`check --follow`, a transcript open in the
+ * editor while an agent appends to it). Its text is given as it arrives
+ * (`append`): each new complete line goes to the format's line reader
+ * (`FormatAdapter.lineReader`) and its events to the check run so far, so
+ * nothing read before is read or judged again. The report of the text so far
+ * is finished on forks of the reader and the run: the last line may still be
+ * half-written and the end of the file is not final. The report equals
+ * `checkTranscript` of the same text (test/unit/follow.test.ts).
+ *
+ * The caller says when the file was truncated or replaced (`restart`): the
+ * next text is read from the start. Until the file's head (what the format is
+ * sniffed from, 64 KiB) is complete, the text is held and the format sniffed
+ * again at each append (a different format starts over); a file that is not
+ * read by lines (one JSON document) is held and checked whole each time.
+ */
+import { checkTranscriptWith, finishRun, forkRun, newRun, onEvent, readStopped, resolveAdapter, type Run } from './check';
+import { inputFromText, lineTooLong } from './io';
+import { formatBytes, LimitError, resolveLimits, type Limits } from './limits';
+import type { CheckOptions, Report } from './results';
+import { LineIndex, splitLines, type SourceLine } from './text';
+import type { FormatAdapter, LineReader } from './transcript';
+import { UsageScanner } from './usage';
+import { firstLineOf } from './formats/common';
+
+/** The characters a format is sniffed from (`headOf`). */
+const HEAD_CHARS = 64 * 1024;
+
+export interface FollowOptions extends CheckOptions {
+  /**
+   * Stop reading at the line that takes the text past this many UTF-8 bytes,
+   * as a file on disk would (the editor's documents); default: no bound.
+   */
+  readonly maxTextBytes?: number;
+  /** Read with this reader (a library caller's own adapter, as `checkTranscriptWith`); default: the format's. */
+  readonly adapter?: FormatAdapter;
+}
+
+/** Reading by lines: the reader and the run, and what the lines read so far add up to. */
+interface Reading {
+  readonly adapter: FormatAdapter;
+  readonly reader: LineReader;
+  readonly run: Run;
+  readonly usage: UsageScanner;
+  readonly starts: LineIndex;
+  /** Lines read, and the offset just past the last one's text. */
+  lines: number;
+  upTo: number;
+  /** UTF-8 bytes of the lines read, each counted with one line end (as `maxTextBytes` counts them). */
+  bytes: number;
+}
+
+export class Follower {
+  /** Characters given since the start (a leading byte order mark included). */
+  private given = 0;
+  /** The whole text as given, while it is needed (head not complete, or a file not read by lines). */
+  private held: string | undefined = '';
+  private bom = false;
+  /** Offset (after the byte order mark) where the text not yet read starts, at a line start; that text. */
+  private fed = 0;
+  private pending = '';
+  /** UTF-8 bytes of the text before `fed`. */
+  private fedBytes = 0;
+  private reading: Reading | undefined;
+  private readonly limits: Limits;
+
+  constructor(
+    readonly file: string,
+    private readonly options: FollowOptions = {},
+  ) {
+    this.limits = resolveLimits(undefined, options.limits);
+  }
+
+  /** How many characters of the file have been given (where the next `append` continues). */
+  get position(): number {
+    return this.given;
+  }
+
+  /** Forgets the file: the next `append` starts it again (it was truncated or replaced). */
+  restart(): void {
+    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined });
+  }
+
+  /**
+   * Reads `more`, the text appended since `position`, and returns the report of
+   * the whole text so far. Throws `UnknownFormatError` as `checkTranscript`
+   * does while the format is not recognised (give more text later).
+   */
+  append(more: string): Report {
+    if (this.given === 0 && more.charCodeAt(0) === 0xfeff) this.bom = true;
+    const text = this.given === 0 && this.bom ? more.slice(1) : more;
+    this.given += more.length;
+    if (this.held === undefined) {
+      this.feed(text);
+      return this.report();
+    }
+    this.held += more;
+    const report = this.readHeld(this.held);
+    if (this.reading && this.held.length >= HEAD_CHARS) this.held = undefined;
+    return report;
+  }
+
+  /** While the head grows the format is sniffed again (another one starts over); a file not read by lines is checked whole. */
+  private readHeld(held: string): Report {
+    const adapter = this.options.adapter ?? resolveAdapter(inputFromText(this.file, held), this.options);
+    const text = this.bom ? held.slice(1) : held;
+    if (this.reading?.adapter !== adapter) this.reading = this.startReading(adapter, text);
+    if (!this.reading) return checkTranscriptWith(adapter, { file: this.file, text: held }, this.options);
+    this.feed(text.slice(this.fed + this.pending.length));
+    return this.report();
+  }
+
+  /** Reading by lines from the start, once the first line tells how the file is read. */
+  private startReading(adapter: FormatAdapter, text: string): Reading | undefined {
+    Object.assign(this, { fed: 0, pending: '', fedBytes: 0 });
+    const firstLine = firstLineOf(text.slice(0, text.lastIndexOf('\n') + 1));
+    const reader = firstLine === undefined ? undefined : adapter.lineReader?.(this.file, firstLine);
+    if (!reader) return undefined;
+    return { adapter, reader, run: newRun(this.options, this.limits), usage: new UsageScanner(adapter.id), starts: new LineIndex(), lines: 0, upTo: 0, bytes: 0 };
+  }
+
+  /** Reads the complete lines of the pending text and `more`; keeps the unfinished last line pending. */
+  private feed(more: string): void {
+    const reading = this.reading as Reading;
+    const text = this.pending + more;
+    const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+    this.pending = text.slice(complete.length);
+    if (this.options.maxTextBytes !== undefined) this.fedBytes += Buffer.byteLength(complete, 'utf8');
+    const [fed, lines] = [this.fed, reading.lines];
+    for (const line of splitLines(complete)) {
+      this.readLine(reading, reading.reader, { ...line, offset: fed + line.offset, index: lines + line.index });
+      reading.lines = lines + line.index + 1;
+    }
+    this.fed += complete.length;
+  }
+
+  /** One line through the checks `checkTranscript` makes on its input, then the reader; a stop is said once. */
+  private readLine(reading: Reading, reader: LineReader, line: SourceLine): void {
+    if (reading.run.stopped) return;
+    try {
+      this.bound(reading, line);
+      if (line.text.length > this.limits.maxLineChars) throw lineTooLong(line.index, this.limits.maxLineChars);
+      reading.starts.addLineStart(line.offset);
+      reading.upTo = Math.max(reading.upTo, line.offset + line.text.length);
+      reading.usage.observe(line);
+      for (const event of reader.line(line)) onEvent(reading.run, event, reading.usage);
+    } catch (error) {
+      readStopped(reading.run, reading.adapter, error, reading.upTo);
+    }
+  }
+
+  /** `maxTextBytes` as the editor's check applies it: lines counted with one line end each, once the whole text is over it. */
+  private bound(reading: Reading, line: SourceLine): void {
+    const max = this.options.maxTextBytes;
+    if (max === undefined) return;
+    reading.bytes += Buffer.byteLength(line.text, 'utf8') + 1;
+    if (reading.bytes <= max) return;
+    const total = (this.bom ? 3 : 0) + this.fedBytes + Buffer.byteLength(this.pending, 'utf8');
+    if (line.unterminated && total <= max) return;
+    throw new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(max)})`);
+  }
+
+  /** The report of the text so far: the unfinished last line and the end read on forks. */
+  private report(): Report {
+    const reading = this.reading as Reading;
+    const fork: Reading = { ...reading, run: forkRun(reading.run), usage: reading.usage.fork(), starts: LineIndex.fromStarts(reading.starts.lineStarts()) };
+    const reader = reading.reader.fork();
+    const [tail] = this.pending === '' ? [] : splitLines(this.pending);
+    if (tail) this.readLine(fork, reader, { ...tail, offset: this.fed, index: reading.lines });
+    try {
+      if (!fork.run.stopped) for (const event of reader.end()) onEvent(fork.run, event, fork.usage);
+    } catch (error) {
+      readStopped(fork.run, reading.adapter, error, fork.upTo);
+    }
+    return finishRun(fork.run, reading.adapter, this.file, fork.starts.lineStarts(), fork.usage);
+  }
+}

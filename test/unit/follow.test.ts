@@ -1,0 +1,162 @@
+/**
+ * Following a growing file (src/core/follow.ts): the report after each append
+ * equals `checkTranscript` of the same text, for random split points, on every
+ * format a writer appends to (request logs of each provider, Claude Code
+ * sessions, Codex rollouts, native traces), real corpus files included; a
+ * truncated or replaced file starts over; only the new lines are read.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { checkTranscript, UnknownFormatError } from '../../src/core/check';
+import { Follower, type FollowOptions } from '../../src/core/follow';
+import { adapterFor } from '../../src/core/formats/registry';
+import type { SourceLine } from '../../src/core/text';
+import type { LineReader } from '../../src/core/transcript';
+import { CORPUS } from './provider-helpers';
+
+const repo = (...parts: string[]) => path.resolve(__dirname, '..', '..', ...parts);
+const corpus = (folder: string, name: string) => path.join(CORPUS, folder, name);
+
+/** One file per format that grows by appends (the corpus has no Bedrock log: a fixture stands in). */
+const GROWING: readonly { readonly format: string; readonly file: string }[] = [
+  { format: 'anthropic', file: corpus('anthropic-messages', 'pydanticai_test_multiple_parallel_tool_calls.requests.jsonl') },
+  { format: 'anthropic', file: corpus('anthropic-messages', 'pydanticai_test_anthropic_compaction_round_trip.requests.jsonl') },
+  { format: 'anthropic', file: repo('test/fixtures/providers/anthropic-log-invalid-line.jsonl') },
+  { format: 'anthropic', file: repo('test/fixtures/providers/anthropic-log-interleaved.jsonl') },
+  { format: 'openai-chat', file: corpus('openai-chat', 'pydanticai_test_multiple_agent_tool_calls.requests.jsonl') },
+  { format: 'openai-responses', file: corpus('openai-responses', 'pydanticai_test_openai_conversation_id_tool_call_continuation.requests.jsonl') },
+  { format: 'openai-responses', file: repo('test/fixtures/providers/openai-responses-log-chain.jsonl') },
+  { format: 'gemini', file: corpus('gemini-api', 'crewai_test_gemini_tool_returning_float.requests.jsonl') },
+  { format: 'gemini', file: repo('test/fixtures/gemini/parallel-calls.requests.jsonl') },
+  { format: 'bedrock', file: repo('test/fixtures/bedrock/tool-run.requests.jsonl') },
+  { format: 'claude-code', file: corpus('claude-code', 'ccl_dag_compact_after_rewind_preserved.jsonl') },
+  { format: 'claude-code', file: corpus('claude-code', 'spotter_agent-acompact-e1f845.jsonl') },
+  { format: 'claude-code', file: corpus('claude-code', 'spotter_tool_heavy.jsonl') },
+  { format: 'codex', file: corpus('codex', 'localpush_rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl') },
+  { format: 'codex', file: corpus('codex', 'ccl_rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl') },
+  { format: 'native', file: repo('examples/seed-incident.trace.jsonl') },
+  { format: 'native', file: repo('examples/whole-pair-compaction.trace.jsonl') },
+  { format: 'native', file: repo('test/fixtures/native/ranges.trace.jsonl') },
+];
+
+/** What `checkTranscript` gives, or the error it throws (an unrecognised head). */
+function full(file: string, text: string, options: FollowOptions): unknown {
+  try {
+    return checkTranscript({ file, text }, options);
+  } catch (error) {
+    if (error instanceof UnknownFormatError) return { unknown: error.message };
+    throw error;
+  }
+}
+
+function followed(follower: Follower, more: string): unknown {
+  try {
+    return follower.append(more);
+  } catch (error) {
+    if (error instanceof UnknownFormatError) return { unknown: error.message };
+    throw error;
+  }
+}
+
+/** Appends `text` in pieces cut at `cuts`, comparing each report with a full check of the text so far. */
+function assertFollowsLikeFull(file: string, text: string, cuts: readonly number[], options: FollowOptions, everyStep = true): void {
+  const follower = new Follower(file, options);
+  const points = [...new Set(cuts.map((c) => Math.min(c, text.length)))].sort((a, b) => a - b);
+  let at = 0;
+  for (const [i, cut] of [...points, text.length].entries()) {
+    const last = i === points.length;
+    const report = followed(follower, text.slice(at, cut));
+    at = cut;
+    if (everyStep || last) assert.deepEqual(report, full(file, text.slice(0, cut), options), `after the append ending at ${cut} of ${text.length}`);
+  }
+  assert.equal(follower.position, text.length);
+}
+
+const cutsOf = (length: number, max: number) => fc.array(fc.integer({ min: 0, max: length }), { minLength: 1, maxLength: max });
+
+describe('following a growing file reads only what is new and reports what a full check reports', () => {
+  for (const { format, file } of GROWING) {
+    const name = `${format}: ${path.relative(repo(), file).replace(/^\.\.\/shared\//, '')}`;
+    it(`${name}, cut at random points`, () => {
+      const text = fs.readFileSync(file, 'utf8');
+      assert.equal(checkTranscript({ file, text }).format, format, 'the file is of the format it stands for');
+      const small = text.length < 40_000;
+      fc.assert(
+        fc.property(cutsOf(text.length, small ? 6 : 3), (cuts) => assertFollowsLikeFull(file, text, cuts, { tokens: small ? 'o200k_base' : false }, small)),
+        { numRuns: small ? 12 : 3, seed: 15 },
+      );
+    });
+  }
+
+  it('every format that grows by appends has a line reader; whole-document formats have none', () => {
+    for (const id of ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'bedrock', 'claude-code', 'codex', 'native']) {
+      assert.ok(adapterFor(id)?.lineReader, id);
+    }
+    for (const id of ['gemini-cli', 'otel', 'inspect']) assert.equal(adapterFor(id)?.lineReader, undefined, id);
+  });
+
+  it('hostile shapes: CRLF, a byte order mark, blank lines, a half-written last line, bad JSON, a cut inside a line', () => {
+    const lines = fs.readFileSync(repo('examples/seed-incident.trace.jsonl'), 'utf8').split(/(?<=\n)/);
+    const text = `\uFEFF${lines[0]}\r\n\n${lines.slice(1).join('').replace(/\n/g, '\r\n')}{"type":"append","mess\n{"type":"append","messages":[]}`;
+    fc.assert(
+      fc.property(cutsOf(text.length, 8), (cuts) => assertFollowsLikeFull('hostile.trace.jsonl', text, cuts, {})),
+      { numRuns: 40, seed: 15 },
+    );
+  });
+
+  it('limits: a line over maxLineChars and a text over maxTextBytes stop the read where a full check stops', () => {
+    const text = fs.readFileSync(repo('examples/seed-incident.trace.jsonl'), 'utf8');
+    const longest = Math.max(...text.split('\n').map((l) => l.length));
+    assertFollowsLikeFull('a.trace.jsonl', text, [10, 200, 500], { limits: { maxLineChars: longest - 1 } });
+    const follower = new Follower('a.trace.jsonl', { maxTextBytes: 600 });
+    const report = follower.append(text.slice(0, 300));
+    assert.equal(report.stopped, undefined);
+    const stopped = follower.append(text.slice(300));
+    assert.match(stopped.stopped?.reason ?? '', /larger than the maxFileBytes limit/);
+    assert.ok(stopped.findings.some((f) => f.rule === 'record-skipped' && f.severity === 'error'));
+  });
+
+  it('a file whose format shows only once its head grows starts over as that format', () => {
+    const session = fs.readFileSync(corpus('claude-code', 'ccl_dag_compact_after_rewind_preserved.jsonl'), 'utf8');
+    const text = `${'\n'.repeat(3)}${session}`;
+    fc.assert(
+      fc.property(cutsOf(text.length, 6), (cuts) => assertFollowsLikeFull('session.jsonl', text, cuts, {})),
+      { numRuns: 15, seed: 15 },
+    );
+  });
+
+  it('a request log read as one JSON document (a .json name) is checked whole each time', () => {
+    const file = repo('test/fixtures/providers/anthropic-log-interleaved.jsonl');
+    const text = fs.readFileSync(file, 'utf8');
+    assertFollowsLikeFull('log.json', text, [text.length >> 1], {});
+  });
+
+  it('restart: a truncated or replaced file is read again from the start', () => {
+    const trace = fs.readFileSync(repo('examples/seed-incident.trace.jsonl'), 'utf8');
+    const other = fs.readFileSync(repo('examples/whole-pair-compaction.trace.jsonl'), 'utf8');
+    const follower = new Follower('f.trace.jsonl');
+    follower.append(trace);
+    follower.restart();
+    assert.equal(follower.position, 0);
+    assert.deepEqual(follower.append(other), checkTranscript({ file: 'f.trace.jsonl', text: other }));
+  });
+
+  it('each line is read once, however many appends: the reader never sees a line again', () => {
+    const file = corpus('claude-code', 'spotter_tool_heavy.jsonl');
+    const text = fs.readFileSync(file, 'utf8');
+    const adapter = adapterFor('claude-code');
+    const lineReader = adapter?.lineReader;
+    assert.ok(adapter && lineReader);
+    const seen: number[] = [];
+    // Forks read only the half-written last line and the end: count the lines the followed reader itself reads.
+    const counting = (reader: LineReader): LineReader => ({ line: (line: SourceLine) => (seen.push(line.offset), reader.line(line)), end: () => reader.end(), fork: () => reader.fork() });
+    const follower = new Follower(file, { tokens: false, adapter: { ...adapter, lineReader: (f, first) => counting(lineReader(f, first) as LineReader) } });
+    const lines = text.split(/(?<=\n)/);
+    for (let i = 0; i < lines.length; i += 7) follower.append(lines.slice(i, i + 7).join(''));
+    assert.equal(seen.length, new Set(seen).size, 'no line read twice');
+    assert.equal(seen.length, text.split('\n').filter((l) => l !== '').length);
+  });
+});
