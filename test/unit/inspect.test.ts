@@ -13,10 +13,12 @@ import { checkTranscript } from '../../src/core/check';
 import { inspectAdapter } from '../../src/core/formats/inspect';
 import { detectFormat } from '../../src/core/formats/registry';
 import { inputFromFile } from '../../src/core/io';
-import { corpus, countBlocks, fileText, lineOf, readWith, textAt, unpaired } from './wild-helpers';
+import { lineAt } from '../../src/core/formats/common';
+import { corpus, countBlocks, fileText, fixture, lineOf, readWith, textAt, unpaired } from './wild-helpers';
 
 const ERRORS = corpus('inspect-ai', 'inspect_log_tool_call_error.json');
 const EVAL = corpus('inspect-ai', 'inspect_log_message_deduplication.eval');
+const UNREAD = fixture('unread', 'inspect-content-types.json');
 const OPTIONS = { tokens: false } as const;
 
 describe('inspect: tool results with no calls (log_tool_call_error.json)', () => {
@@ -108,4 +110,46 @@ describe('inspect: bad input', () => {
     const report = checkTranscript(inputFromFile(file), OPTIONS);
     assert.ok(report.findings.some((f) => f.rule === 'invalid-json' && f.range.start === 0));
   });
+
+  it('a model event whose input is unknown is skipped, one info per cause, never read as an empty request', () => {
+    const log = JSON.parse(fileText(UNREAD)) as { samples: { events: { input?: unknown[]; input_refs?: unknown }[] }[] };
+    const events = log.samples[0]!.events;
+    const [first, second] = events as [(typeof events)[number], (typeof events)[number]];
+    events.splice(1, 0, { ...second, input: [] }, { ...second, input: [], input_refs: [[0, 4]] });
+    assert.equal(events.length, 4);
+    assert.ok(first.input && second.input);
+    const text = JSON.stringify(log, null, 1);
+    const report = checkTranscript({ file: 'log.json', text }, OPTIONS);
+    assert.deepEqual(report.steps.map((s) => s.decision), ['patch'], 'the first event against the last one, as if the two between were not there');
+    const skipped = report.findings.filter((f) => f.message.startsWith('Skipped'));
+    const at = (i: number) => lineAt(text, nthEvent(text, i));
+    assert.deepEqual(
+      skipped.map((f) => [f.severity, f.rule, f.message]),
+      [
+        ['info', 'record-skipped', `Skipped 1 model event with no input (first at line ${at(1)}): its input is unknown (not empty), so it is not compared`],
+        ['info', 'record-skipped', `Skipped 1 model event whose input_refs fall outside the message pool (first at line ${at(2)}): its input is unknown (not empty), so it is not compared`],
+      ],
+    );
+  });
+
+  it('inside a .eval, the skipped model events are said with their entry name', () => {
+    const log = JSON.parse(fileText(UNREAD)) as { eval: unknown; samples: { events: { input?: unknown[] }[] }[] };
+    for (const event of log.samples[0]!.events) event.input = [];
+    const zip = zipSync({ 'header.json': strToU8(JSON.stringify({ version: 2, eval: log.eval })), 'samples/7_epoch_1.json': strToU8(JSON.stringify(log.samples[0])) });
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pl-inspect-')), 'noinput.eval');
+    fs.writeFileSync(file, zip);
+    const report = checkTranscript(inputFromFile(file), OPTIONS);
+    assert.deepEqual(report.steps, []);
+    const skipped = report.findings.find((f) => f.message.startsWith('Skipped'))!;
+    assert.equal(skipped.message, 'Skipped 2 model events with no input (first in samples/7_epoch_1.json): its input is unknown (not empty), so it is not compared');
+    assert.deepEqual(skipped.range, { start: 0, end: 0 });
+  });
 });
+
+/** The offset of the i-th (0-based) model event object in a pretty-printed log. */
+function nthEvent(text: string, i: number): number {
+  let at = -1;
+  for (let k = 0; k <= i; k++) at = text.indexOf('"event": "model"', at + 1);
+  return text.lastIndexOf('{', at);
+}
+

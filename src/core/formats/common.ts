@@ -77,7 +77,8 @@ interface Cause {
   readonly why: string;
   readonly verb: string;
   readonly first: SourceRange;
-  readonly line: number;
+  /** "line L", or the place of a first occurrence that has no line (a zip entry). */
+  readonly at: string;
   count: number;
   readonly others: SourceRange[];
 }
@@ -94,13 +95,15 @@ export class Unseen {
 
   /**
    * `cause` names what was not seen ("of Codex type \"x\""); `line` is
-   * 1-based, or a function computing it (called for the first occurrence only).
-   * `verb` says what was done ("Skipped", or a fallback such as "Read … as runtime").
+   * 1-based, or a function computing it (called for the first occurrence
+   * only), or the name of a place without lines (a zip entry). `verb` says
+   * what was done ("Skipped", or a fallback such as "Read … as runtime").
    */
-  note(cause: string, range: SourceRange, line: number | (() => number), noun = 'record', why = NOT_CONTEXT, verb = 'Skipped'): void {
+  note(cause: string, range: SourceRange, line: number | string | (() => number), noun = 'record', why = NOT_CONTEXT, verb = 'Skipped'): void {
     const known = this.causes.get(cause);
     if (!known) {
-      this.causes.set(cause, { noun, why, verb, first: range, line: typeof line === 'number' ? line : line(), count: 1, others: [] });
+      const at = typeof line === 'string' ? `in ${line}` : `at line ${typeof line === 'number' ? line : line()}`;
+      this.causes.set(cause, { noun, why, verb, first: range, at, count: 1, others: [] });
       return;
     }
     known.count++;
@@ -111,7 +114,7 @@ export class Unseen {
     return [...this.causes].map(([cause, c]) => {
       const what = `${c.count.toLocaleString('en-US')} ${c.noun}${c.count === 1 ? '' : 's'} ${cause}`;
       const related = c.others.map((range) => ({ range, message: `Also ${c.verb.toLowerCase()}: ${c.noun} ${cause}` }));
-      return finding('record-skipped', c.first, `${c.verb} ${what} (first at line ${c.line}): ${c.why}`, related.length > 0 ? { related } : {});
+      return finding('record-skipped', c.first, `${c.verb} ${what} (first ${c.at}): ${c.why}`, related.length > 0 ? { related } : {});
     });
   }
 

@@ -19,7 +19,7 @@ import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { asArray, asCount, asString } from '../json/nodes';
 import { countedUsage, threadKey } from '../usage';
-import { consumedBoundary, findingEvent, neutralRole } from './common';
+import { consumedBoundary, findingEvent, lineAt, neutralRole, Unseen } from './common';
 import { readZip } from './zip';
 
 export const inspectAdapter: FormatAdapter = {
@@ -36,6 +36,8 @@ interface Locator {
   range(node: JsonNode | undefined): SourceRange | undefined;
   /** Prefix for messages about this document (the zip entry name). */
   readonly where: string;
+  /** Where a node is, for `Unseen.note`: its line (computed on demand), or the zip entry's name. */
+  place(node: JsonNode): string | (() => number);
 }
 
 const ZERO: SourceRange = { start: 0, end: 0 };
@@ -54,7 +56,11 @@ function* readInspect(input: TranscriptInput): Generator<TranscriptEvent> {
     yield { kind: 'window', window: emptyWindow() };
     return;
   }
-  const locator: Locator = { range: (node) => (node && node.start >= 0 ? { start: node.start, end: node.end } : undefined), where: '' };
+  const locator: Locator = {
+    range: (node) => (node && node.start >= 0 ? { start: node.start, end: node.end } : undefined),
+    where: '',
+    place: (node) => () => lineAt(text, node.start),
+  };
   yield* readSamples(asArray(prop(parsed.node, 'samples'))?.items ?? [], locator);
 }
 
@@ -73,17 +79,21 @@ function* readEvalZip(bytes: Uint8Array, limits: Limits): Generator<TranscriptEv
   for (const name of names) {
     const text = new TextDecoder().decode(entries.get(name));
     const parsed = parseJson(text);
-    const locator: Locator = { range: () => ZERO, where: `${name}: ` };
+    const locator: Locator = { range: () => ZERO, where: `${name}: `, place: () => name };
     if (parsed.ok) samples.push({ node: parsed.node, locator });
     else yield findingEvent(finding('invalid-json', ZERO, `${name}: not valid JSON at offset ${parsed.error.offset}: ${parsed.error.message}`));
   }
   if (samples.length === 0) yield { kind: 'window', window: emptyWindow() };
-  for (const [i, sample] of samples.entries()) yield* readSample(sample.node, sample.locator, i + 1);
+  const unseen = new Unseen();
+  for (const [i, sample] of samples.entries()) yield* readSample(sample.node, sample.locator, i + 1, unseen);
+  yield* unseen.events();
 }
 
 function* readSamples(samples: readonly JsonNode[], locator: Locator): Generator<TranscriptEvent> {
   if (samples.length === 0) yield { kind: 'window', window: emptyWindow() };
-  for (const [i, sample] of samples.entries()) yield* readSample(sample, locator, i + 1);
+  const unseen = new Unseen();
+  for (const [i, sample] of samples.entries()) yield* readSample(sample, locator, i + 1, unseen);
+  yield* unseen.events();
 }
 
 interface Generation {
@@ -93,12 +103,17 @@ interface Generation {
 }
 
 /** Sample `n` (1-based) of the log: its own conversation. */
-function* readSample(sample: JsonNode, locator: Locator, n: number): Generator<TranscriptEvent> {
+function* readSample(sample: JsonNode, locator: Locator, n: number, unseen: Unseen): Generator<TranscriptEvent> {
   const pool = asArray(prop(sample, 'message_pool'));
   let previous: Generation | undefined;
   let tools: ToolSchema[] = [];
   for (const event of asArray(prop(sample, 'events'))?.items ?? []) {
     if (asString(prop(event, 'event'))?.value !== 'model') continue;
+    const unknown = unknownInput(event, pool);
+    if (unknown) {
+      unseen.note(unknown, locator.range(event) ?? ZERO, locator.place(event), 'model event', NOT_COMPARED);
+      continue;
+    }
     const generation = readGeneration(event, pool, locator);
     tools = [...generation.request.tools];
     if (previous) {
@@ -154,6 +169,26 @@ function readGeneration(event: JsonNode, pool: JsonArray | undefined, locator: L
     messagesSource: locator.range(inputNode),
   };
   return { request, output: outputNode ? [readMessage(outputNode, undefined, locator)] : [], range: locator.range(event) };
+}
+
+const NOT_COMPARED = 'its input is unknown (not empty), so it is not compared';
+
+/**
+ * Why a model event's input is unknown, when it is: no `input` and no
+ * `input_refs`, or refs that are not `[start, end)` ranges inside the
+ * sample's message pool (a sample saved without its pool). Reading such an
+ * input as empty would make a step that removed every consumed message.
+ */
+function unknownInput(event: JsonNode, pool: JsonArray | undefined): string | undefined {
+  if ((asArray(prop(event, 'input'))?.items.length ?? 0) > 0) return undefined;
+  const refs = asArray(prop(event, 'input_refs'))?.items ?? [];
+  if (refs.length === 0) return 'with no input';
+  const size = pool?.items.length ?? 0;
+  const inPool = refs.every((ref) => {
+    const [start, end] = (asArray(ref)?.items ?? []).map((node) => (node.type === 'number' ? Number(node.raw) : NaN));
+    return start !== undefined && end !== undefined && Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= size;
+  });
+  return inPool ? undefined : 'whose input_refs fall outside the message pool';
 }
 
 /** `input_refs: [[start, end), …]` slices of the sample's message pool, in order. */
