@@ -29,7 +29,7 @@ import { frontier } from './pairing';
 import type { RenderCache } from './render';
 import { newSchemaMismatch } from './rules/schema-changed';
 import { selfEditFindings } from './rules/self-edit';
-import { reusedIdFinding } from './rules/tool-call-id-reused';
+import { reusedIdFinding, sharedParts } from './rules/tool-call-id-reused';
 import { checkToolResultDuplicated } from './rules/tool-result-duplicated';
 import { checkToolResultMisplaced } from './rules/tool-result-misplaced';
 import { checkToolResultOrphaned } from './rules/tool-result-orphaned';
@@ -213,12 +213,13 @@ function touchedPairs(window: ContextWindow, pairs: PairLookup, added: Map<strin
 function reusedIds(window: ContextWindow, from: number, pairs: PairLookup): Finding[] {
   const first = new Map<string, ToolCall>();
   const findings: Finding[] = [];
+  const shared = sharedParts();
   for (let m = from; m < window.messages.length; m++) {
     for (const call of (window.messages[m] as Message).blocks) {
       if (call.kind !== 'tool_call') continue;
       const before = pairs.get(call.id)?.call;
       const earlier = first.get(call.id) ?? (before && placed(before, window).value);
-      if (earlier) findings.push(reusedIdFinding(window, call, earlier));
+      if (earlier) findings.push(reusedIdFinding(window, call, earlier, shared));
       else first.set(call.id, call);
     }
   }

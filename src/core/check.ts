@@ -97,7 +97,7 @@ function omittedFindings(run: Run): Finding[] {
 }
 
 function onWindow(run: Run, window: ContextWindow): void {
-  for (const f of run.windows.next(window)) report(run, f);
+  run.windows.nextEach(window, (f) => report(run, f));
   run.finalWindow = window;
   collectUnreadParts(window, run.unread);
 }

@@ -79,6 +79,75 @@ export function identityKeys(findings: readonly Finding[]): string[] {
   });
 }
 
+/** The part of a finding's identity beside its rule: its tool call id, else its message. */
+export function identityName(f: Finding): string {
+  return f.toolCallId ?? f.message;
+}
+
+/**
+ * A set of finding identities (those `identityKeys` gives), held per rule and
+ * name (`identityName`) as the occurrences present. Occurrences 0..n-1, as one
+ * window's findings number them, are held as the count n: a million findings
+ * on one reused id are one entry, and no key string is made per finding.
+ */
+export class IdentitySet {
+  private readonly byRule = new Map<RuleId, Map<string, number | Set<number>>>();
+
+  has(rule: RuleId, name: string, n: number): boolean {
+    const held = this.byRule.get(rule)?.get(name);
+    return typeof held === 'number' ? n < held : !!held?.has(n);
+  }
+
+  /** Adds the next occurrence of `rule` + `name` in a set built only this way (one window's findings in order); returns its number. */
+  addNext(rule: RuleId, name: string): number {
+    const names = this.names(rule);
+    const held = names.get(name);
+    const n = typeof held === 'number' ? held : (held?.size ?? 0);
+    this.add(rule, name, n);
+    return n;
+  }
+
+  add(rule: RuleId, name: string, n: number): void {
+    const names = this.names(rule);
+    const held = names.get(name) ?? 0;
+    if (held === n) names.set(name, n + 1);
+    else if (typeof held !== 'number') held.add(n);
+    else if (n > held) names.set(name, new Set([...range(held), n]));
+  }
+
+  delete(rule: RuleId, name: string, n: number): void {
+    const names = this.byRule.get(rule);
+    const held = names?.get(name);
+    if (!names || held === undefined) return;
+    if (typeof held !== 'number') held.delete(n);
+    else if (n === held - 1) names.set(name, n);
+    else if (n < held) names.set(name, new Set(range(held).filter((k) => k !== n)));
+  }
+
+  /** An independent copy. */
+  clone(): IdentitySet {
+    const copy = new IdentitySet();
+    for (const [rule, names] of this.byRule) copy.byRule.set(rule, new Map([...names].map(([name, held]) => [name, typeof held === 'number' ? held : new Set(held)])));
+    return copy;
+  }
+
+  private names(rule: RuleId): Map<string, number | Set<number>> {
+    let names = this.byRule.get(rule);
+    if (!names) this.byRule.set(rule, (names = new Map()));
+    return names;
+  }
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, k) => k);
+}
+
+/** Each finding with its occurrence number among those of the same rule and name (as `identityKeys` numbers them). */
+export function eachIdentity(findings: readonly Finding[], fn: (f: Finding, n: number) => void): void {
+  const seen = new IdentitySet();
+  for (const f of findings) fn(f, seen.addNext(f.rule, identityName(f)));
+}
+
 /**
  * The seed's precedence: any abort reason aborts, else any defer reason defers,
  * else patch. Weighs rules, not severities, so display overrides never change a verdict.

@@ -210,7 +210,11 @@ export function toolPairs(window: ContextWindow): Map<string, ToolPair> {
         const pair = entry(block.id, m, b);
         if (!pair.call) pair.call = { message: m, block: b, value: block };
       } else if (block.kind === 'tool_result') {
-        entry(block.callId, m, b).results.push({ message: m, block: b, value: block });
+        const pair = entry(block.callId, m, b);
+        const member = { message: m, block: b, value: block };
+        // `[member]` is one element long; a push onto `[]` would keep room for 16.
+        if (pair.results.length === 0) pair.results = [member];
+        else pair.results.push(member);
       }
     }
   }

@@ -26,12 +26,15 @@ export function frontier(window: ContextWindow): number {
 export function pairStates(window: ContextWindow, pairs: ReadonlyMap<string, ToolPair> = toolPairs(window)): Map<string, PairState> {
   const lastAssistant = frontier(window);
   const states = new Map<string, PairState>();
-  for (const [key, pair] of pairs) {
-    if (!pair.call) states.set(key, 'orphan-result');
-    else if (pair.results.length > 0) states.set(key, 'paired');
-    else states.set(key, window.live && pair.call.message >= lastAssistant ? 'pending' : 'orphan-call');
-  }
+  for (const [key, pair] of pairs) states.set(key, pairState(window, pair, lastAssistant));
   return states;
+}
+
+/** The state of one pair of `window`, whose frontier is `lastAssistant` (`frontier(window)`). */
+export function pairState(window: ContextWindow, pair: ToolPair, lastAssistant: number): PairState {
+  if (!pair.call) return 'orphan-result';
+  if (pair.results.length > 0) return 'paired';
+  return window.live && pair.call.message >= lastAssistant ? 'pending' : 'orphan-call';
 }
 
 /**

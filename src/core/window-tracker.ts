@@ -4,17 +4,19 @@
  * extends the previous one (its messages in place, the same bytes) is checked
  * on the pairs its new messages touch (`append-step.ts`), with a pair index
  * kept from window to window and extended by each new tail; any other window
- * is checked in full.
+ * is checked in full, its findings handed on one by one (a window of millions
+ * of calls sharing one id never holds a list of its findings).
  */
 import { extendPairs, extensionWindowFindings, isExtension } from './append-step';
 import { pairsOf, type EngineContext } from './context';
-import { identityKeys, type Finding } from './findings';
-import { windowFindings } from './guard';
+import { eachIdentity, identityName, IdentitySet, type Finding } from './findings';
 import type { ContextWindow, ToolPair } from './model';
+import { emitWindowFindings } from './rules/index';
+import { collected, type Emit } from './rules/rule';
 
 export class WindowTracker {
   /** Identities of the last window's findings. */
-  private keys = new Set<string>();
+  private keys = new IdentitySet();
   private window: ContextWindow | undefined;
   /**
    * The last window's pair index. Once extended, its members may be earlier
@@ -32,7 +34,7 @@ export class WindowTracker {
   /** An independent copy: windows given to one are not seen by the other. */
   fork(): WindowTracker {
     const copy = new WindowTracker(this.context, this.incremental);
-    copy.keys = new Set(this.keys);
+    copy.keys = this.keys.clone();
     copy.window = this.window;
     copy.pairs = this.pairs;
     return copy;
@@ -40,50 +42,74 @@ export class WindowTracker {
 
   /** The findings of `window` the previous window did not have, in the order of the full checks. */
   next(window: ContextWindow): Finding[] {
-    const fresh = (this.incremental && this.extension(window)) || this.full(window);
+    return collected((emit) => this.nextEach(window, emit));
+  }
+
+  /** `next`'s findings handed to `emit` one by one. */
+  nextEach(window: ContextWindow, emit: Emit): void {
+    if (!(this.incremental && this.extension(window, emit))) this.full(window, emit);
     this.window = window;
-    return fresh;
   }
 
-  private full(window: ContextWindow): Finding[] {
-    const findings = windowFindings(window, this.context);
-    const keys = identityKeys(findings);
-    const fresh = findings.filter((_, i) => !this.keys.has(keys[i] ?? ''));
-    this.keys = new Set(keys);
-    this.pairs = pairsOf(window, this.context);
-    return fresh;
+  /** Every window finding, numbered as `identityKeys` numbers them; the fresh ones emitted. Uses the context's list when a step already made it. */
+  private full(window: ContextWindow, emit: Emit): void {
+    const keys = new IdentitySet();
+    const previous = this.keys;
+    const onFinding = (f: Finding) => {
+      const name = identityName(f);
+      if (!previous.has(f.rule, name, keys.addNext(f.rule, name))) emit(f);
+    };
+    const pairs = pairsOf(window, this.context);
+    const known = this.context.windowFindings.get(window);
+    if (known) known.forEach(onFinding);
+    else emitWindowFindings(window, pairs, onFinding);
+    this.keys = keys;
+    this.pairs = pairs;
   }
 
-  private extension(window: ContextWindow): Finding[] | undefined {
+  /** True when `window` extends the previous one and its fresh findings were emitted. */
+  private extension(window: ContextWindow, emit: Emit): boolean {
     const previous = this.window;
     const pairs = this.pairs;
-    if (!previous || !pairs || !isExtension(previous, window, this.context.render)) return undefined;
+    if (!previous || !pairs || !isExtension(previous, window, this.context.render)) return false;
+    // A tail longer than what it extends is checked in full: the touched-pair indexes would cost more than the window's own.
+    if (window.messages.length > 2 * previous.messages.length) return false;
     const touched = extensionWindowFindings(previous, window, () => pairs);
-    if (!touched) return undefined;
-    const afterKeys = this.keysOf(touched.after, new Set(touched.reused));
-    const fresh = touched.after.filter((_, i) => !this.keys.has(afterKeys[i] ?? ''));
-    for (const key of identityKeys(touched.before)) this.keys.delete(key);
-    for (const key of afterKeys) this.keys.add(key);
+    if (!touched) return false;
+    const after = this.numbered(touched.after, new Set(touched.reused));
+    const fresh = touched.after.filter((f, i) => !this.keys.has(f.rule, identityName(f), after[i] ?? 0));
+    eachIdentity(touched.before, (f, n) => this.keys.delete(f.rule, identityName(f), n));
+    touched.after.forEach((f, i) => this.keys.add(f.rule, identityName(f), after[i] ?? 0));
     this.pairs = extendPairs(pairs, window, previous.messages.length);
-    return fresh;
+    for (const f of fresh) emit(f);
+    return true;
   }
 
   /**
-   * The identities of the touched pairs' findings after: as `identityKeys`
-   * gives them, a reused id's occurrences numbered after the ones the window
-   * already had (they are the window's last calls with that id).
+   * The occurrence numbers of the touched pairs' findings after: as
+   * `identityKeys` gives them, a reused id's occurrences numbered after the
+   * ones the window already had (they are the window's last calls with that id).
    */
-  private keysOf(findings: readonly Finding[], reused: ReadonlySet<Finding>): string[] {
-    const others = identityKeys(findings.filter((f) => !reused.has(f)));
+  private numbered(findings: readonly Finding[], reused: ReadonlySet<Finding>): number[] {
+    const out: number[] = new Array<number>(findings.length).fill(0);
+    const others: number[] = [];
+    eachIdentity(
+      findings.filter((f) => !reused.has(f)),
+      (_, n) => others.push(n),
+    );
     const seen = new Map<string, number>();
     let k = 0;
-    return findings.map((f) => {
-      if (!reused.has(f)) return others[k++] ?? '';
-      const base = `${f.rule}\u0000${f.toolCallId ?? f.message}`;
-      let n = seen.get(base) ?? 0;
-      while (this.keys.has(`${base}\u0000${n}`)) n++;
-      seen.set(base, n + 1);
-      return `${base}\u0000${n}`;
+    findings.forEach((f, i) => {
+      if (!reused.has(f)) {
+        out[i] = others[k++] ?? 0;
+        return;
+      }
+      const name = identityName(f);
+      let n = seen.get(name) ?? 0;
+      while (this.keys.has(f.rule, name, n)) n++;
+      seen.set(name, n + 1);
+      out[i] = n;
     });
+    return out;
   }
 }

@@ -3,7 +3,7 @@
  * the neutral model, keeping every source range the fix planner edits by:
  * element ranges, id string ranges and the arrays they sit in.
  */
-import { prop, propString, type JsonNode } from '../json/parse';
+import { exact, prop, propString, type JsonNode } from '../json/parse';
 import { rangeOf } from '../json/nodes';
 import type { Block, Message, Role, ToolCall, ToolResult, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
@@ -91,7 +91,7 @@ export function parseMessage(node: JsonNode, container: SourceRange | undefined,
   const elision = prop(node, 'elision');
   return {
     role: role as Role,
-    blocks,
+    blocks: exact(blocks),
     ...(source && { source }),
     ...(container && { container }),
     ...(elision?.type === 'boolean' && elision.value && { elision: true }),

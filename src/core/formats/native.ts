@@ -7,7 +7,7 @@
  */
 import { finding, type Finding } from '../findings';
 import { parseJson, prop, propString, type JsonNode } from '../json/parse';
-import type { ContextWindow, RewriteSource } from '../model';
+import type { ContextWindow, Message, RewriteSource } from '../model';
 import { RenderCache } from '../render';
 import type { SourceLine, SourceRange } from '../text';
 import { readByLines, type FormatAdapter, type LineReader, type TranscriptEvent, type TranscriptInput } from '../transcript';
@@ -39,8 +39,16 @@ function lineRange(line: SourceLine): SourceRange {
   return { start: line.offset, end: line.offset + line.text.length };
 }
 
-/** A trace read line by line: the window so far, whether it changed since it was last a `window` event, what was skipped. */
+/**
+ * A trace read line by line: the window so far, whether it changed since it
+ * was last a `window` event, what was skipped. `owned` is the state's messages
+ * when this reader made the array since the last event it returned (only
+ * appends since) and no fork shares it: the next append pushes onto it
+ * instead of copying the whole window (which made many appends quadratic).
+ */
 class TraceLines implements LineReader {
+  owned: Message[] | undefined;
+
   constructor(
     private readonly cache = new RenderCache(),
     private readonly unseen = new Unseen(),
@@ -66,7 +74,8 @@ class TraceLines implements LineReader {
       }
       return [];
     }
-    const outcome = applyEvent(type, parsed.node, this.state, line, this.cache, sink);
+    if (type !== 'append' && type !== 'generate') this.owned = undefined;
+    const outcome = applyEvent(type, parsed.node, this.state, line, this.cache, sink, this);
     if (outcome.state !== this.state) this.dirty = !outcome.yieldedWindow;
     this.state = outcome.state;
     return outcome.events;
@@ -77,6 +86,7 @@ class TraceLines implements LineReader {
   }
 
   fork(): LineReader {
+    this.owned = undefined;
     return new TraceLines(this.cache, this.unseen.clone(), this.state, this.dirty, this.sawHeader);
   }
 }
@@ -100,6 +110,7 @@ function applyEvent(
   line: SourceLine,
   cache: RenderCache,
   sink: SkipSink,
+  owner: { owned: Message[] | undefined },
 ): EventOutcome {
   const source = lineRange(line);
   switch (type) {
@@ -115,7 +126,8 @@ function applyEvent(
       const added = prop(node, 'messages');
       const messages = added ? parseMessages(added, sink) : [];
       const base = state ?? proposalWindow({}, undefined, cache);
-      const all = [...base.messages, ...messages];
+      const all = owner.owned === base.messages ? owner.owned : (owner.owned = [...base.messages]);
+      for (const message of messages) all.push(message);
       const next: ContextWindow = { ...base, messages: all, boundary: type === 'generate' ? all.length : base.boundary, source };
       return { state: next, events: [], yieldedWindow: false };
     }

@@ -187,7 +187,7 @@ class Parser {
       }
     }
     this.depth--;
-    return { type: 'object', start: this.base + start, end: this.base + this.pos, properties };
+    return { type: 'object', start: this.base + start, end: this.base + this.pos, properties: exact(properties) };
   }
 
   private parseArray(): JsonArray {
@@ -214,7 +214,7 @@ class Parser {
       }
     }
     this.depth--;
-    const array: JsonArray = { type: 'array', start: this.base + start, end: this.base + this.pos, items };
+    const array: JsonArray = { type: 'array', start: this.base + start, end: this.base + this.pos, items: exact(items) };
     if (skipped) this.skippedIn = array;
     return array;
   }
@@ -228,7 +228,7 @@ class Parser {
       const c = text.charCodeAt(pos);
       if (c === 34) {
         this.pos = pos + 1;
-        return pos - open > SLICED_MIN ? unsliced(text.slice(open + 1, pos)) : text.slice(open + 1, pos);
+        return pos - open > SLICED_MIN ? unsliced(text.slice(open + 1, pos)) : interned(text, open + 1, pos);
       }
       if (c === 92) break;
       if (c < 32 || Number.isNaN(c)) this.fail(Number.isNaN(c) ? 'Unterminated string' : 'Control character in string', pos);
@@ -318,6 +318,35 @@ const SLICED_MIN = 13;
 
 function unsliced(slice: string): string {
   return (' ' + slice).slice(1);
+}
+
+/**
+ * An array grown by `push` keeps room for 16 more elements; a node's
+ * properties and items are kept as long as the node, so they get an array of
+ * their own length (most have one to three).
+ */
+export function exact<T>(array: T[]): T[] {
+  return array.length === 0 || array.length > 64 ? array : array.slice();
+}
+
+/**
+ * Short strings (ids, names, roles, keys) repeat: a tool call id in its call
+ * and its result, thousands of calls sharing one id. Each slice would be a
+ * string of its own, so the last string seen per hash slot is handed out
+ * again when the same characters come. A bounded cache of immutable strings:
+ * what it holds never changes a result, only how many copies exist.
+ */
+const INTERNED = new Array<string | undefined>(4096);
+
+function interned(text: string, from: number, to: number): string {
+  let hash = to - from;
+  for (let i = from; i < to; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+  const slot = hash & 4095;
+  const cached = INTERNED[slot];
+  if (cached !== undefined && cached.length === to - from && text.startsWith(cached, from)) return cached;
+  const fresh = text.slice(from, to);
+  INTERNED[slot] = fresh;
+  return fresh;
 }
 
 const ESCAPES: Record<string, string> = {

@@ -10,6 +10,7 @@ import type { RewriteAnalysis } from '../analysis';
 import type { Finding, RuleId, RuleInfo } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
 import * as branchStarted from './branch-started';
+import { collected, type Emit } from './rule';
 import * as elisionUnmarked from './elision-unmarked';
 import * as invalidJson from './invalid-json';
 import * as pairStraddled from './pair-straddled';
@@ -59,9 +60,23 @@ export const WINDOW_CHECKS: readonly ((window: ContextWindow, pairs: Map<string,
   toolResultMisplaced.checkToolResultMisplaced,
 ];
 
+/** The same checks in the same order, each handing its findings to `emit` one by one (each `checkX` lists what `emitX` emits). */
+const WINDOW_EMITTERS: readonly ((window: ContextWindow, pairs: Map<string, ToolPair>, emit: Emit) => void)[] = [
+  toolUseOrphaned.emitToolUseOrphaned,
+  toolResultOrphaned.emitToolResultOrphaned,
+  toolResultDuplicated.emitToolResultDuplicated,
+  (window, _pairs, emit) => toolCallIdReused.emitToolCallIdReused(window, emit),
+  toolResultMisplaced.emitToolResultMisplaced,
+];
+
 /** Pairing checks of one window, in a stable order. */
 export function checkWindow(window: ContextWindow, pairs = toolPairs(window)): Finding[] {
-  return WINDOW_CHECKS.flatMap((check) => check(window, pairs));
+  return collected((emit) => emitWindowFindings(window, pairs, emit));
+}
+
+/** `checkWindow`'s findings handed to `emit` one by one, without a list of them all. */
+export function emitWindowFindings(window: ContextWindow, pairs: Map<string, ToolPair>, emit: Emit): void {
+  for (const check of WINDOW_EMITTERS) check(window, pairs, emit);
 }
 
 /** The before/after checks of one rewrite, in the order their findings are listed. */

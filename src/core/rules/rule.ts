@@ -36,6 +36,16 @@ export function defineRule<const Id extends string>(meta: RuleMeta<Id>): RuleMet
   return meta;
 }
 
+/** Where a window check hands each finding, in order (so a check of millions of calls need not hold them all). */
+export type Emit = (finding: Finding) => void;
+
+/** The findings a check emits, as a list. */
+export function collected(check: (emit: Emit) => void): Finding[] {
+  const findings: Finding[] = [];
+  check((f) => findings.push(f));
+  return findings;
+}
+
 /** A finding of a rule, with the rule's default severity. */
 export function ruleFinding(rule: RuleMeta, range: SourceRange, message: string, extra: Partial<Finding> = {}): Finding {
   return { rule: rule.id, severity: rule.severity, message, range, ...extra };

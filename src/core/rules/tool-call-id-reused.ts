@@ -7,7 +7,7 @@
 import type { Finding } from '../findings';
 import type { ContextWindow, ToolCall } from '../model';
 import { firstRange, idRange, q, related } from './common';
-import { defineRule, ruleFinding } from './rule';
+import { collected, defineRule, ruleFinding, type Emit } from './rule';
 
 export const meta = defineRule({
   id: 'tool-call-id-reused',
@@ -19,8 +19,12 @@ export const meta = defineRule({
 });
 
 export function checkToolCallIdReused(window: ContextWindow): Finding[] {
+  return collected((emit) => emitToolCallIdReused(window, emit));
+}
+
+export function emitToolCallIdReused(window: ContextWindow, emit: Emit): void {
   const firstCall = new Map<string, ToolCall>();
-  const findings: Finding[] = [];
+  const shared = sharedParts();
   for (const message of window.messages) {
     for (const call of message.blocks) {
       if (call.kind !== 'tool_call') continue;
@@ -29,16 +33,21 @@ export function checkToolCallIdReused(window: ContextWindow): Finding[] {
         firstCall.set(call.id, call);
         continue;
       }
-      findings.push(reusedIdFinding(window, call, first));
+      emit(reusedIdFinding(window, call, first, shared));
     }
   }
-  return findings;
+}
+
+/** What the findings on one reused id share: their message and related location (held once however many calls reuse it). */
+export type SharedParts = Map<string, { readonly message: string; readonly related: Finding['related'] }>;
+
+export function sharedParts(): SharedParts {
+  return new Map();
 }
 
 /** The finding on a call whose id an earlier call of the window (`first`) already has. */
-export function reusedIdFinding(window: ContextWindow, call: ToolCall, first: ToolCall): Finding {
-  return ruleFinding(meta, firstRange(idRange(call), window.source), `Tool call id ${q(call.id)} is used by more than one call`, {
-    toolCallId: call.id,
-    related: related(idRange(first), 'the first call with this id'),
-  });
+export function reusedIdFinding(window: ContextWindow, call: ToolCall, first: ToolCall, shared: SharedParts = sharedParts()): Finding {
+  let parts = shared.get(call.id);
+  if (!parts) shared.set(call.id, (parts = { message: `Tool call id ${q(call.id)} is used by more than one call`, related: related(idRange(first), 'the first call with this id') }));
+  return ruleFinding(meta, firstRange(idRange(call), window.source), parts.message, { toolCallId: call.id, related: parts.related });
 }

@@ -7,7 +7,7 @@
 import type { Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
 import { firstRange, idRange, idText, related } from './common';
-import { defineRule, ruleFinding } from './rule';
+import { collected, defineRule, ruleFinding, type Emit } from './rule';
 
 export const meta = defineRule({
   id: 'tool-result-duplicated',
@@ -19,17 +19,25 @@ export const meta = defineRule({
 });
 
 export function checkToolResultDuplicated(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
-  const findings: Finding[] = [];
+  return collected((emit) => emitToolResultDuplicated(window, pairs, emit));
+}
+
+export function emitToolResultDuplicated(window: ContextWindow, pairs: ReadonlyMap<string, ToolPair>, emit: Emit): void {
   for (const pair of pairs.values()) {
-    const [first, ...extra] = pair.results;
-    for (const result of extra) {
-      findings.push(
-        ruleFinding(meta, firstRange(idRange(result.value), window.source), `Tool call ${idText(pair.id)} has more than one result`, {
+    const results = pair.results;
+    if (results.length < 2) continue;
+    const first = results[0];
+    // One message and one list of related locations per pair: a call with a million results holds them once.
+    const message = `Tool call ${idText(pair.id)} has more than one result`;
+    const relatedTo = [...related(idRange(pair.call?.value), 'the call'), ...related(idRange(first?.value), 'the first result')];
+    for (let r = 1; r < results.length; r++) {
+      const result = results[r] as (typeof results)[number];
+      emit(
+        ruleFinding(meta, firstRange(idRange(result.value), window.source), message, {
           toolCallId: pair.id,
-          related: [...related(idRange(pair.call?.value), 'the call'), ...related(idRange(first?.value), 'the first result')],
+          related: relatedTo,
         }),
       );
     }
   }
-  return findings;
 }

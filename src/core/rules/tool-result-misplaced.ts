@@ -20,7 +20,7 @@ import { openaiResponsesPositions } from './positions/openai-responses';
 import { geminiPositions } from './positions/gemini';
 import { bedrockPositions } from './positions/bedrock';
 import type { Misplacement } from './positions/common';
-import { defineRule, ruleFinding } from './rule';
+import { collected, defineRule, ruleFinding, type Emit } from './rule';
 
 export const meta = defineRule({
   id: 'tool-result-misplaced',
@@ -45,6 +45,9 @@ const POSITION_RULES: Partial<Record<FormatId, PositionRule>> = {
 };
 
 export function checkToolResultMisplaced(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
-  const misplaced = POSITION_RULES[window.format]?.(window, pairs) ?? [];
-  return misplaced.map(({ range, message, ...extra }) => ruleFinding(meta, range, message, extra));
+  return collected((emit) => emitToolResultMisplaced(window, pairs, emit));
+}
+
+export function emitToolResultMisplaced(window: ContextWindow, pairs: Map<string, ToolPair>, emit: Emit): void {
+  for (const { range, message, ...extra } of POSITION_RULES[window.format]?.(window, pairs) ?? []) emit(ruleFinding(meta, range, message, extra));
 }

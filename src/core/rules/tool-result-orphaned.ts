@@ -8,9 +8,8 @@
  */
 import type { Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
-import { pairStates } from '../pairing';
 import { firstRange, idRange, idText, q, related } from './common';
-import { defineRule, ruleFinding } from './rule';
+import { collected, defineRule, ruleFinding, type Emit } from './rule';
 import { meta as serverStatePairing } from './server-state-pairing';
 
 export const meta = defineRule({
@@ -24,24 +23,25 @@ export const meta = defineRule({
 });
 
 export function checkToolResultOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
-  const states = pairStates(window, pairs);
-  const findings: Finding[] = [];
-  for (const [key, pair] of pairs) {
-    if (states.get(key) !== 'orphan-result') continue;
+  return collected((emit) => emitToolResultOrphaned(window, pairs, emit));
+}
+
+export function emitToolResultOrphaned(window: ContextWindow, pairs: ReadonlyMap<string, ToolPair>, emit: Emit): void {
+  for (const pair of pairs.values()) {
+    if (pair.call) continue;
     for (const result of pair.results) {
       const range = firstRange(idRange(result.value), window.source);
       if (window.serverState) {
         const state = window.serverState;
-        findings.push(
+        emit(
           ruleFinding(serverStatePairing, range, `The call of result ${idText(pair.id)} is not in this request; it lives in server-side state (${state.kind} ${q(state.id)})`, {
             toolCallId: pair.id,
             related: related(state.source, `${state.kind} that holds the call`),
           }),
         );
       } else {
-        findings.push(ruleFinding(meta, range, `Tool result ${idText(pair.id)} has no matching call in the window`, { toolCallId: pair.id }));
+        emit(ruleFinding(meta, range, `Tool result ${idText(pair.id)} has no matching call in the window`, { toolCallId: pair.id }));
       }
     }
   }
-  return findings;
 }

@@ -8,9 +8,9 @@
 import type { RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
 import { toolPairs, type ContextWindow, type ToolPair } from '../model';
-import { pairStates } from '../pairing';
+import { frontier, pairState } from '../pairing';
 import { firstRange, idRange, idText, related, rewriteRange } from './common';
-import { defineRule, ruleFinding } from './rule';
+import { collected, defineRule, ruleFinding, type Emit } from './rule';
 
 export const meta = defineRule({
   id: 'tool-use-orphaned',
@@ -23,19 +23,21 @@ export const meta = defineRule({
 });
 
 export function checkToolUseOrphaned(window: ContextWindow, pairs: Map<string, ToolPair> = toolPairs(window)): Finding[] {
-  const states = pairStates(window, pairs);
-  const findings: Finding[] = [];
-  for (const [key, pair] of pairs) {
+  return collected((emit) => emitToolUseOrphaned(window, pairs, emit));
+}
+
+export function emitToolUseOrphaned(window: ContextWindow, pairs: ReadonlyMap<string, ToolPair>, emit: Emit): void {
+  const lastAssistant = frontier(window);
+  const where = window.live ? 'and the conversation moved on' : 'and this request is sent without it';
+  for (const pair of pairs.values()) {
     const call = pair.call;
-    if (!call || states.get(key) !== 'orphan-call') continue;
-    const where = window.live ? 'and the conversation moved on' : 'and this request is sent without it';
-    findings.push(
+    if (!call || pairState(window, pair, lastAssistant) !== 'orphan-call') continue;
+    emit(
       ruleFinding(meta, firstRange(idRange(call.value), window.source), `Tool call ${idText(pair.id)} (${call.value.name}) has no result ${where}`, {
         toolCallId: pair.id,
       }),
     );
   }
-  return findings;
 }
 
 /**
