@@ -89,6 +89,7 @@ export function parseMessage(node: JsonNode, container: SourceRange | undefined,
     skip(sink, calls, '`tool_calls` value', `of JSON type ${calls.type}`, 'no calls are read from it');
   }
   const elision = prop(node, 'elision');
+  if (source && container && !(elision?.type === 'boolean' && elision.value)) return { role: role as Role, blocks: exact(blocks), source, container };
   return {
     role: role as Role,
     blocks: exact(blocks),
@@ -137,11 +138,14 @@ export function parseToolCall(node: JsonNode, container: SourceRange | undefined
   const schemaVersion = versionOf(prop(node, 'schema_version'));
   const source = rangeOf(node);
   const idSource = rangeOf(idNode);
+  const input = prop(node, 'input') ?? prop(node, 'arguments');
+  // The common shape as one literal: its properties live in the object (spreads would add a second array per call).
+  if (schemaVersion === undefined && source && idSource && container) return { kind: 'tool_call', id: idNode.value, name, input, source, idSource, container };
   return {
     kind: 'tool_call',
     id: idNode.value,
     name,
-    input: prop(node, 'input') ?? prop(node, 'arguments'),
+    input,
     ...(schemaVersion !== undefined && { schemaVersion }),
     ...(source && { source }),
     ...(idSource && { idSource }),
@@ -173,10 +177,14 @@ function resultBlock(
   const name = propString(node, 'name');
   const isError = prop(node, 'is_error');
   const idSource = rangeOf(idNode);
+  const value = content?.type === 'null' ? undefined : content;
+  if (name === undefined && !(isError?.type === 'boolean' && isError.value) && source && idSource && container) {
+    return { kind: 'tool_result', callId: idNode.value, content: value, source, idSource, container };
+  }
   return {
     kind: 'tool_result',
     callId: idNode.value,
-    content: content?.type === 'null' ? undefined : content,
+    content: value,
     ...(name !== undefined && { name }),
     ...(isError?.type === 'boolean' && isError.value && { isError: true }),
     ...(source && { source }),

@@ -320,13 +320,17 @@ function unsliced(slice: string): string {
   return (' ' + slice).slice(1);
 }
 
+/** The items of every empty object and array read (`{}` inputs of a million calls hold one). */
+const NONE: readonly never[] = Object.freeze([]);
+
 /**
  * An array grown by `push` keeps room for 16 more elements; a node's
  * properties and items are kept as long as the node, so they get an array of
- * their own length (most have one to three).
+ * their own length (most have one to three), and an empty one is shared.
  */
 export function exact<T>(array: T[]): T[] {
-  return array.length === 0 || array.length > 64 ? array : array.slice();
+  if (array.length === 0) return NONE as unknown as T[];
+  return array.length > 64 ? array : array.slice();
 }
 
 /**
