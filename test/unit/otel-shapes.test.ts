@@ -102,3 +102,33 @@ describe('otel: an observation that is not a request is not a rewrite', () => {
     assert.ok(!report.findings.some((f) => f.rule === 'schema-dropped' || f.rule === 'prefix-mutated'));
   });
 });
+
+describe('otel: OpenInference flattened messages the reader cannot fully see', () => {
+  it('later contents are read (text) or named (other types); a legacy function_call is counted as a tool part it does not pair', () => {
+    const attributes = {
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.contents.0.message_content.type': 'text',
+      'llm.input_messages.0.message.contents.0.message_content.text': 'Weather in Paris?',
+      'llm.input_messages.0.message.contents.1.message_content.type': 'text',
+      'llm.input_messages.0.message.contents.1.message_content.text': 'And in Rome?',
+      'llm.input_messages.0.message.contents.2.message_content.type': 'hologram',
+      'llm.input_messages.1.message.role': 'assistant',
+      'llm.input_messages.1.message.function_call_name': 'get_weather',
+      'llm.input_messages.1.message.function_call_arguments_json': '{"city":"Paris"}',
+    };
+    const data = { trace: { id: 't' }, observations: [{ id: 'g1', type: 'GENERATION', startTime: '2026-01-10T10:00:01.000Z', metadata: { attributes } }] };
+    const text = JSON.stringify(data, null, 1);
+    const report = checkTranscript({ file: 'trace.json', text }, OPTIONS);
+    const final = readWith(otelAdapter, 'trace.json', text).final;
+    assert.deepEqual(final.messages[0]!.blocks.map((b) => (b.kind === 'text' ? b.text : b.kind)), ['Weather in Paris?', 'And in Rome?', 'opaque']);
+    const line = (needle: string) => lineAt(text, text.indexOf(needle));
+    assert.deepEqual(
+      report.findings.map((f) => [f.severity, f.rule, f.message]),
+      [
+        ['info', 'record-skipped', `1 part of a type the Langfuse / OpenTelemetry GenAI trace export reader does not know ("hologram"; first at line ${line('"hologram"')}): kept as raw bytes, what it holds is not checked`],
+        ['info', 'record-skipped', `1 part holds a tool call or result in a shape the Langfuse / OpenTelemetry GenAI trace export reader does not read (first at line ${line('"get_weather"')}): its pairing is not checked`],
+      ],
+    );
+  });
+});
+

@@ -15,7 +15,9 @@
  *   only place older integrations keep them); the role may be a LangChain
  *   `type` (`ai`, `human`, `tool`).
  * - OpenInference flattened attributes (`llm.input_messages.<i>.message.*`),
- *   used when the observation has no message list of its own.
+ *   used when the observation has no message list of its own; contents after
+ *   the first and a legacy `function_call_name` are kept as opaque blocks, so
+ *   `unread-parts.ts` names or counts what is not read.
  */
 import { prop, type JsonArray, type JsonNode } from '../../json/parse';
 import type { Block, Message, ToolCall, ToolSchema } from '../../model';
@@ -179,6 +181,7 @@ function openInferenceMessage(fields: Map<string, JsonNode>): Message {
     const text = asString(content);
     if (text) blocks.push({ kind: 'text', text: text.value, source: rangeOf(text) });
   }
+  blocks.push(...laterContents(fields), ...legacyFunctionCall(fields));
   for (let j = 0; fields.has(`message.tool_calls.${j}.tool_call.id`) || fields.has(`message.tool_calls.${j}.tool_call.function.name`); j++) {
     const id = asString(fields.get(`message.tool_calls.${j}.tool_call.id`));
     const name = asString(fields.get(`message.tool_calls.${j}.tool_call.function.name`));
@@ -187,4 +190,33 @@ function openInferenceMessage(fields: Map<string, JsonNode>): Message {
   }
   const first = blocks.find((b) => b.source)?.source ?? rangeOf(roleNode);
   return { role, blocks, source: first };
+}
+
+/** A value standing for flattened attributes: one property per attribute (no key positions), so unread-parts can name or count it. */
+function attributeObject(entries: readonly [string, JsonNode][]): JsonNode {
+  const values = entries.map(([, value]) => value);
+  const start = Math.min(...values.map((v) => v.start));
+  const end = Math.max(...values.map((v) => v.end));
+  return { type: 'object', start, end, properties: entries.map(([key, value]) => ({ key, keyStart: -1, keyEnd: -1, value })) };
+}
+
+/** `message.contents.<k>` after the first: more text, or parts of another type kept as bytes (their type named). */
+function laterContents(fields: Map<string, JsonNode>): Block[] {
+  const blocks: Block[] = [];
+  for (let k = 1; fields.has(`message.contents.${k}.message_content.type`) || fields.has(`message.contents.${k}.message_content.text`); k++) {
+    const type = asString(fields.get(`message.contents.${k}.message_content.type`));
+    const text = asString(fields.get(`message.contents.${k}.message_content.text`));
+    if (text && (!type || type.value === 'text')) blocks.push({ kind: 'text', text: text.value, source: rangeOf(text) });
+    else if (type) blocks.push({ kind: 'opaque', type: type.value, value: attributeObject([['type', type]]), source: rangeOf(type) });
+  }
+  return blocks;
+}
+
+/** A legacy `message.function_call_name` / `_arguments_json`: a call without an id, in a shape this reader does not pair (counted as unread). */
+function legacyFunctionCall(fields: Map<string, JsonNode>): Block[] {
+  const name = fields.get('message.function_call_name');
+  if (!name) return [];
+  const args = fields.get('message.function_call_arguments_json');
+  const value = attributeObject([['function_call', name], ...(args ? [['arguments', args] as [string, JsonNode]] : [])]);
+  return [{ kind: 'opaque', type: 'function_call', value, source: rangeOf(name) }];
 }
