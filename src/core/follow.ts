@@ -87,27 +87,48 @@ export class Follower {
    * does while the format is not recognised (give more text later).
    */
   append(more: string): Report {
+    this.read(more);
+    return this.report();
+  }
+
+  /** Reads `more` without a report (a large file read in slices); throws as `append`. */
+  read(more: string): void {
     if (this.given === 0 && more.charCodeAt(0) === 0xfeff) this.bom = true;
     const text = this.given === 0 && this.bom ? more.slice(1) : more;
     this.given += more.length;
-    if (this.held === undefined) {
-      this.feed(text);
-      return this.report();
-    }
-    this.held += more;
-    const report = this.readHeld(this.held);
-    if (this.reading && this.held.length >= HEAD_CHARS) this.held = undefined;
-    return report;
+    if (this.held === undefined) return this.feed(text);
+    const held = (this.held += more);
+    // While the head grows the format is sniffed again: another one starts over.
+    const adapter = this.adapterOf(held);
+    const whole = this.bom ? held.slice(1) : held;
+    if (this.reading?.adapter !== adapter) this.reading = this.startReading(adapter, whole);
+    if (!this.reading) return;
+    this.feed(whole.slice(this.fed + this.pending.length));
+    if (held.length >= HEAD_CHARS) this.held = undefined;
   }
 
-  /** While the head grows the format is sniffed again (another one starts over); a file not read by lines is checked whole. */
-  private readHeld(held: string): Report {
-    const adapter = this.options.adapter ?? resolveAdapter(inputFromText(this.file, held), this.options);
-    const text = this.bom ? held.slice(1) : held;
-    if (this.reading?.adapter !== adapter) this.reading = this.startReading(adapter, text);
-    if (!this.reading) return checkTranscriptWith(adapter, { file: this.file, text: held }, this.options);
-    this.feed(text.slice(this.fed + this.pending.length));
-    return this.report();
+  /** The report of the text so far: the unfinished last line and the end read on forks. */
+  report(): Report {
+    const reading = this.reading;
+    if (!reading) {
+      // No line read yet, or a file read whole (one JSON document): checked as it is.
+      const held = this.held ?? '';
+      return checkTranscriptWith(this.adapterOf(held), { file: this.file, text: held }, this.options);
+    }
+    const fork: Reading = { ...reading, run: forkRun(reading.run), usage: reading.usage.fork(), starts: LineIndex.fromStarts(reading.starts.lineStarts()) };
+    const reader = reading.reader.fork();
+    const [tail] = this.pending === '' ? [] : splitLines(this.pending);
+    if (tail) this.readLine(fork, reader, { ...tail, offset: this.fed, index: reading.lines });
+    try {
+      if (!fork.run.stopped) for (const event of reader.end()) onEvent(fork.run, event, fork.usage);
+    } catch (error) {
+      readStopped(fork.run, reading.adapter, error, fork.upTo);
+    }
+    return finishRun(fork.run, reading.adapter, this.file, fork.starts.lineStarts(), fork.usage);
+  }
+
+  private adapterOf(held: string): FormatAdapter {
+    return this.options.adapter ?? resolveAdapter(inputFromText(this.file, held), this.options);
   }
 
   /** Reading by lines from the start, once the first line tells how the file is read. */
@@ -158,20 +179,5 @@ export class Follower {
     const total = (this.bom ? 3 : 0) + this.fedBytes + Buffer.byteLength(this.pending, 'utf8');
     if (line.unterminated && total <= max) return;
     throw new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(max)})`);
-  }
-
-  /** The report of the text so far: the unfinished last line and the end read on forks. */
-  private report(): Report {
-    const reading = this.reading as Reading;
-    const fork: Reading = { ...reading, run: forkRun(reading.run), usage: reading.usage.fork(), starts: LineIndex.fromStarts(reading.starts.lineStarts()) };
-    const reader = reading.reader.fork();
-    const [tail] = this.pending === '' ? [] : splitLines(this.pending);
-    if (tail) this.readLine(fork, reader, { ...tail, offset: this.fed, index: reading.lines });
-    try {
-      if (!fork.run.stopped) for (const event of reader.end()) onEvent(fork.run, event, fork.usage);
-    } catch (error) {
-      readStopped(fork.run, reading.adapter, error, fork.upTo);
-    }
-    return finishRun(fork.run, reading.adapter, this.file, fork.starts.lineStarts(), fork.usage);
   }
 }

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { Worker } from 'node:worker_threads';
 import type { WorkerAnswer } from './worker';
-import { checkRequest, type CheckRequest, type Report, requestSize } from './engine';
+import { checkRequest, type CheckRequest, type DocumentFollower, type Report, requestSize, type TranscriptRequest } from './engine';
 
 /** A check running longer than this shows the status bar item. */
 const STATUS_DELAY_MS = 250;
@@ -15,11 +15,33 @@ const STATUS_DELAY_MS = 250;
 export class Checker implements vscode.Disposable {
   private readonly status = vscode.window.createStatusBarItem('prefixLens.progress', vscode.StatusBarAlignment.Left, 100);
   private running = 0;
-  /** How many checks ran where (tests read it through the extension's API). */
-  readonly stats = { inline: 0, worker: 0, failures: [] as string[] };
+  /** How many checks ran where (tests read it through the extension's API); `followed`: inline, only the appended lines read. */
+  readonly stats = { inline: 0, worker: 0, followed: 0, failures: [] as string[] };
 
   constructor(private readonly workerScript: string) {
     this.status.name = 'Prefix Lens: checking';
+  }
+
+  /**
+   * Checks a document followed as it grows: after an append, only the new
+   * lines are read, inline (however large the document, unless the append
+   * itself is over `thresholdBytes`). Otherwise the whole
+   * document is read by `check`'s rule; after a check in a worker the
+   * follower reads it in slices between other work, for the next append.
+   */
+  async follow(request: TranscriptRequest, thresholdBytes: number, follow: { readonly follower: DocumentFollower; readonly version: number; readonly editedAt: number }): Promise<Report> {
+    const { follower, version, editedAt } = follow;
+    if (follower.follows(request, editedAt) && request.text.length - follower.position < thresholdBytes) {
+      this.stats.followed++;
+      return follower.check(request, version, editedAt);
+    }
+    if (request.text.length < thresholdBytes) {
+      this.stats.inline++;
+      return follower.check(request, version, editedAt);
+    }
+    const report = await this.check(request, thresholdBytes);
+    void follower.readInSlices(request, version, () => new Promise((resolve) => setImmediate(resolve)));
+    return report;
   }
 
   /** Checks a request; in a worker when the text is at least `thresholdBytes` long (UTF-16 units ≈ bytes). */

@@ -6,7 +6,7 @@
  * runs plain Node).
  */
 import type { CheckInput, CheckOptions, Report, TokenEncoding } from '../core/index';
-import { checkAgainst, checkTranscript, detectFormat, inputFromFile, inputFromText } from '../core/index';
+import { checkAgainst, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
 import { formatBytes, LimitError, resolveLimits, type Limits } from '../core/limits';
 
 export type {
@@ -69,10 +69,99 @@ export function requestSize(request: CheckRequest): { readonly file: string; rea
 
 /** Checks a request (never throws for bad input: the engine turns it into findings). */
 export function checkRequest(request: CheckRequest): Report {
-  const options: CheckOptions = { keepRewrites: true, tokens: request.tokens, limits: request.limits };
+  const options = checkOptions(request);
   const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
   if (request.kind === 'against') return checkAgainst(boundedText(request.older, maxFileBytes), boundedText(request.newer, maxFileBytes), options);
   return checkTranscript(boundedText(request, maxFileBytes), options);
+}
+
+function checkOptions(request: RequestOptions): CheckOptions {
+  return { keepRewrites: true, tokens: request.tokens, limits: request.limits };
+}
+
+/** A document's text, checked on its own. */
+export type TranscriptRequest = Extract<CheckRequest, { kind: 'transcript' }>;
+
+/** Characters before the read position compared at each check: a document changed there is read again. */
+const GUARD_CHARS = 256;
+
+/**
+ * A document followed as it grows (core/follow.ts): what was read of it is
+ * kept between checks, so the check after an append reads only the new lines
+ * and gives the report `checkRequest` gives. It lives with its session, on
+ * the extension host thread. Any other change (an edit, a truncation, a
+ * replaced file, other settings) reads the document again from the start.
+ */
+export class DocumentFollower {
+  private follower: Follower | undefined;
+  private settings = '';
+  /** The document version read last, and the text just before the read position. */
+  private version = -1;
+  private guard = '';
+  /** A slice-by-slice read in progress (`readInSlices`): the follower is not used meanwhile. */
+  private busy = false;
+
+  /** Characters of the document read so far. */
+  get position(): number {
+    return this.follower?.position ?? 0;
+  }
+
+  /**
+   * True when the check of `request` reads only what was appended: the
+   * document's last change that was not an append (its version, `editedAt`)
+   * is not later than the version read last.
+   */
+  follows(request: TranscriptRequest, editedAt: number): boolean {
+    const follower = this.follower;
+    if (!follower || this.busy || editedAt > this.version || JSON.stringify([request.tokens, request.limits]) !== this.settings) return false;
+    const at = follower.position;
+    return request.text.length >= at && request.text.slice(Math.max(0, at - GUARD_CHARS), at) === this.guard;
+  }
+
+  /** The report of `request`'s text: only the appended part read when `follows`, else all of it. */
+  check(request: TranscriptRequest, version: number, editedAt: number): Report {
+    if (!this.follows(request, editedAt)) this.restart(request);
+    const follower = this.follower as Follower;
+    follower.read(request.text.slice(follower.position));
+    this.readUpTo(request.text, version);
+    return follower.report();
+  }
+
+  /**
+   * Reads a large document in slices (after its check ran in a worker), so the
+   * next append is read on its own; `pause` lets other work run between slices.
+   * Stops quietly when the text is not a transcript.
+   */
+  async readInSlices(request: TranscriptRequest, version: number, pause: () => Promise<void>, slice = 1 << 20): Promise<void> {
+    this.restart(request);
+    const follower = this.follower as Follower;
+    this.busy = true;
+    try {
+      for (let at = 0; at < request.text.length && this.follower === follower; at += slice) {
+        await pause();
+        if (this.follower !== follower) return;
+        follower.read(request.text.slice(at, at + slice));
+      }
+      this.readUpTo(request.text, version);
+    } catch {
+      this.follower = undefined;
+    } finally {
+      if (this.follower === follower) this.busy = false;
+    }
+  }
+
+  private restart(request: TranscriptRequest): void {
+    const limits = request.limits;
+    this.follower = new Follower(request.file, { ...checkOptions(request), maxTextBytes: resolveLimits(limits).maxFileBytes });
+    this.settings = JSON.stringify([request.tokens, limits]);
+    this.busy = false;
+  }
+
+  private readUpTo(text: string, version: number): void {
+    const at = this.follower?.position ?? 0;
+    this.guard = text.slice(Math.max(0, at - GUARD_CHARS), at);
+    this.version = version;
+  }
 }
 
 /**

@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import type { Checker } from './checker';
 import { readSettings, RECHECK_KEYS } from './settings';
 import { isTranscript } from './sniff';
-import type { FileText, Report, SourceRange, StepReport } from './engine';
+import { DocumentFollower, type FileText, type Report, type SourceRange, type StepReport } from './engine';
 
 export class Session {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -24,6 +24,10 @@ export class Session {
   reportVersion = -1;
   /** The file changed on disk while open (a writer appends to it): fixes write a repaired copy. */
   grewOnDisk = false;
+  /** What was read of the document, kept so a check after an append reads only the new lines. */
+  readonly follower = new DocumentFollower();
+  /** The document version of the last change that was not an append at its end (an edit, a replaced file). */
+  editedAt = -1;
 
   constructor(readonly document: vscode.TextDocument) {}
 
@@ -164,7 +168,8 @@ export class Sessions implements vscode.Disposable {
     const file = session.uri.fsPath || session.uri.toString();
     try {
       const request = { kind: 'transcript', file, text: session.document.getText(), tokens: settings.tokens, limits: settings.limits } as const;
-      const report = await this.checker.check(request, settings.workerThresholdBytes);
+      const follow = { follower: session.follower, version, editedAt: session.editedAt };
+      const report = await this.checker.follow(request, settings.workerThresholdBytes, follow);
       if (session.document.version !== version || this.get(session.uri) !== session) return;
       session.setReport(report, version);
       this.updated.fire(session);
@@ -176,20 +181,23 @@ export class Sessions implements vscode.Disposable {
   }
 
   private changed(e: vscode.TextDocumentChangeEvent): void {
-    // A clean document that gained text at its end by no edit, undo or redo: a writer appended to the file.
     const session = this.get(e.document.uri);
     const length = e.document.getText().length;
     const appended = e.contentChanges.every((c) => c.rangeLength === 0 && c.rangeOffset + c.text.length === length);
-    if (session && e.reason === undefined && !e.document.isDirty && appended) session.grewOnDisk = true;
-    this.schedule(e.document);
+    if (session && !appended) session.editedAt = e.document.version;
+    // A clean document that gained text at its end by no edit, undo or redo: a writer appended to the file.
+    const onDisk = e.reason === undefined && !e.document.isDirty && appended;
+    if (session && onDisk) session.grewOnDisk = true;
+    this.schedule(e.document, onDisk);
   }
 
   /**
-   * Re-checks a transcript once edits pause for `prefixLens.debounceMs`; a
-   * document that was not one (an empty log an agent starts writing) is
+   * Re-checks a transcript once edits pause for `prefixLens.debounceMs`, or
+   * at once after a writer appended to the file (only the new lines are read);
+   * a document that was not one (an empty log an agent starts writing) is
    * sniffed again then.
    */
-  private schedule(document: vscode.TextDocument): void {
+  private schedule(document: vscode.TextDocument, appendedOnDisk = false): void {
     const key = document.uri.toString();
     clearTimeout(this.pending.get(key));
     const recheck = () => {
@@ -198,7 +206,7 @@ export class Sessions implements vscode.Disposable {
       if (session) void this.check(session);
       else if (!document.isClosed) void this.open(document);
     };
-    this.pending.set(key, setTimeout(recheck, readSettings(document.uri).debounceMs));
+    this.pending.set(key, setTimeout(recheck, appendedOnDisk ? 0 : readSettings(document.uri).debounceMs));
   }
 
   /** "Compare with…": `newer` judged as a rewrite of `older`, checked where the Checker decides. */

@@ -71,4 +71,35 @@ suite('follow a growing file', () => {
       return codes.includes('prefix-mutated') && !codes.includes('tool-result-orphaned');
     });
   });
+
+  test('a real Claude Code session growing line by line: each append read on its own (only the new lines), the diagnostics those of a full check', async () => {
+    const { checker } = await api();
+    const real = path.join(repoPath(), '..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl');
+    const lines = fs.readFileSync(real, 'utf8').split(/(?<=\n)/);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-grow-')), 'session.jsonl');
+    fs.writeFileSync(file, lines.slice(0, 10).join(''));
+    const { session } = await openTranscript(file);
+    // The first append may wait for VS Code's watcher of the file (waitForDisk); the next ones are timed.
+    fs.appendFileSync(file, lines.slice(10, 12).join(''));
+    await waitForDisk(file, 'the first append checked', () => session.document.lineCount > 12 && session.reportVersion === session.document.version);
+    const latencies: { seen: number; checked: number }[] = [];
+    for (let n = 12; n < lines.length; n += 4) {
+      const followed = checker.stats.followed;
+      const version = session.document.version;
+      const start = performance.now();
+      let seen = 0;
+      const listener = vscode.workspace.onDidChangeTextDocument((e) => e.document === session.document && (seen ||= performance.now()));
+      fs.appendFileSync(file, lines.slice(n, n + 4).join(''));
+      await waitForDisk(file, `lines ${n + 1}-${n + 4} checked`, () => session.document.version > version && session.reportVersion === session.document.version && Buffer.byteLength(session.document.getText()) === fs.statSync(file).size);
+      listener.dispose();
+      latencies.push({ seen: seen - start, checked: performance.now() - start });
+      assert.ok(checker.stats.followed > followed, `the append of line ${n + 1} was read on its own`);
+    }
+    const grown = diagnosticsOf(session.uri).map((d) => `${codeOf(d).value}@${d.range.start.line}:${d.range.start.character}`).sort();
+    await closeAll();
+    const fresh = await openTranscript(file);
+    assert.deepEqual(diagnosticsOf(fresh.session.uri).map((d) => `${codeOf(d).value}@${d.range.start.line}:${d.range.start.character}`).sort(), grown, 'as a full check of the same file');
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
+    console.log(`follow latency over ${latencies.length} appends (ms, median / max): change seen ${median(latencies.map((l) => l.seen)).toFixed(0)} / ${Math.max(...latencies.map((l) => l.seen)).toFixed(0)}, report ready ${median(latencies.map((l) => l.checked)).toFixed(0)} / ${Math.max(...latencies.map((l) => l.checked)).toFixed(0)}`);
+  });
 });

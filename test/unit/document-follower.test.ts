@@ -1,0 +1,74 @@
+/**
+ * The extension's follower of a growing document (extension/engine.ts): after
+ * an append it reads only the new lines and gives the report `checkRequest`
+ * gives (limits and tokens as the editor sets them); an edit, a change before
+ * the read position, other settings or a large document read in slices are
+ * each handled without a stale report.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { checkRequest, DocumentFollower, type TranscriptRequest } from '../../src/extension/engine';
+import { CORPUS } from './provider-helpers';
+
+const session = fs.readFileSync(path.join(CORPUS, 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8');
+const file = '/tmp/session.jsonl';
+const request = (text: string, limits: TranscriptRequest['limits'] = {}): TranscriptRequest => ({ kind: 'transcript', file, text, tokens: false, limits });
+const lines = session.split(/(?<=\n)/);
+const upTo = (n: number) => lines.slice(0, n).join('');
+
+describe('DocumentFollower', () => {
+  it('after appends reads only the new lines and reports what checkRequest reports', () => {
+    const follower = new DocumentFollower();
+    let version = 1;
+    assert.equal(follower.follows(request(upTo(5)), -1), false, 'nothing read yet');
+    for (let n = 5; n <= lines.length; n += 9) {
+      const text = upTo(n);
+      const appended = follower.follows(request(text), -1);
+      assert.equal(appended, n > 5, `append ${n}`);
+      const before = follower.position;
+      assert.deepEqual(follower.check(request(text), version++, -1), checkRequest(request(text)));
+      assert.equal(follower.position, text.length);
+      if (appended) assert.ok(before > 0 && before < text.length);
+    }
+  });
+
+  it('reads again from the start after an edit, a change before the read position, or other settings', () => {
+    const follower = new DocumentFollower();
+    follower.check(request(upTo(10)), 1, -1);
+    assert.equal(follower.follows(request(upTo(12)), 2), false, 'an edit after the version read (editedAt 2 > 1)');
+    assert.equal(follower.follows(request(upTo(12)), 1), true, 'the edit was the version read');
+    const read = upTo(10);
+    const nearEnd = `${read.slice(0, -20)}X${read.slice(-19)}${lines[10]}`;
+    assert.equal(follower.follows(request(nearEnd), -1), false, 'a change just before the read position (no change event needed)');
+    assert.equal(follower.follows(request(upTo(9)), -1), false, 'truncated');
+    assert.equal(follower.follows(request(upTo(12), { maxLineChars: 100_000 }), -1), false, 'other limits');
+    const replaced = `${lines[3]}${upTo(12)}`;
+    assert.deepEqual(follower.check(request(replaced), 3, 3), checkRequest(request(replaced)), 'checked from the start');
+  });
+
+  it('a document over maxFileBytes stops where checkRequest stops, appended or not', () => {
+    const limits = { maxFileBytes: upTo(20).length + 10 };
+    const follower = new DocumentFollower();
+    follower.check(request(upTo(15), limits), 1, -1);
+    for (const n of [20, 21, 30]) assert.deepEqual(follower.check(request(upTo(n), limits), n, -1), checkRequest(request(upTo(n), limits)), `${n} lines`);
+    assert.match(checkRequest(request(upTo(30), limits)).stopped?.reason ?? '', /maxFileBytes/);
+  });
+
+  it('a large document read in slices (after a worker check) follows its next append; a check meanwhile starts over', async () => {
+    const follower = new DocumentFollower();
+    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const reading = follower.readInSlices(request(upTo(40)), 1, pause, 4096);
+    assert.equal(follower.follows(request(upTo(41)), -1), false, 'not while reading');
+    await reading;
+    assert.equal(follower.follows(request(upTo(41)), -1), true);
+    assert.deepEqual(follower.check(request(upTo(41)), 2, -1), checkRequest(request(upTo(41))));
+
+    const again = follower.readInSlices(request(upTo(40)), 3, pause, 4096);
+    assert.deepEqual(follower.check(request(upTo(30)), 4, 4), checkRequest(request(upTo(30))), 'a check during the read');
+    await again;
+    assert.equal(follower.position, upTo(30).length, 'the superseded read stopped');
+    assert.equal(follower.follows(request(upTo(31)), -1), true);
+  });
+});
