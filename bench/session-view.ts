@@ -30,7 +30,7 @@ const FRAMES = 120;
 const escape = (t: string) => t.replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function plainPage(view: SessionView): string {
-  const rows = view.rows.map((r) => `<div>${escape(r.kind === 'message' ? `${r.role}: ${r.text}` : `step ${r.index}`)}</div>`);
+  const rows = view.rows.map((r) => `<div>${escape(r.kind === 'message' ? `${r.role}: ${r.text}` : r.kind === 'step' ? `step ${r.index}` : r.label)}</div>`);
   return `<!DOCTYPE html><html><body style="margin:0;height:100%;overflow:hidden"><div id="list" style="height:100vh;overflow-y:auto;white-space:pre-wrap">${rows.join('')}</div></body></html>`;
 }
 

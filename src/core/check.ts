@@ -12,10 +12,11 @@ import { headOf, inputFromText, lineTooLong } from './io';
 import { resolveLimits, type Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import { MessageTally, sessionSummary } from './session';
+import { ThreadTally } from './file-threads';
 import { LineIndex } from './text';
 import { UsageScanner } from './usage';
 import { WindowTracker } from './window-tracker';
-import type { FormatAdapter, TranscriptEvent, TranscriptInput } from './transcript';
+import type { FormatAdapter, ThreadInfo, TranscriptEvent, TranscriptInput } from './transcript';
 import { collectUnreadParts, forkUnreadParts, unreadParts, unreadPartsFinding, type UnreadParts } from './unread-parts';
 
 /** Thrown when a file's format is neither given nor recognised (the CLI exits 2 on it). */
@@ -69,6 +70,8 @@ export interface Run {
   stopped?: ReadStop;
   /** Messages and turns of the session, for its summary. */
   readonly tally: MessageTally;
+  /** The file's conversations and the last window of each. */
+  readonly threads: ThreadTally;
   /** Opaque parts holding a call or result the reader did not read. */
   readonly unread: UnreadParts;
 }
@@ -96,9 +99,11 @@ function omittedFindings(run: Run): Finding[] {
   );
 }
 
-function onWindow(run: Run, window: ContextWindow): void {
+function onWindow(run: Run, window: ContextWindow, thread?: ThreadInfo): void {
   run.windows.nextEach(window, (f) => report(run, f));
-  run.finalWindow = window;
+  // A side-chain is never the file's last window: the main conversation is.
+  if (thread?.kind !== 'side-chain') run.finalWindow = window;
+  run.threads.see(window, thread);
   collectUnreadParts(window, run.unread);
 }
 
@@ -126,7 +131,7 @@ export function onEvent(run: Run, event: TranscriptEvent, usage: UsageScanner): 
   if (event.kind === 'finding') report(run, event.finding);
   else if (event.kind === 'step') onStep(run, event.rewrite);
   else if (event.kind === 'usage') usage.add(event.usage);
-  else onWindow(run, event.window);
+  else onWindow(run, event.window, event.thread);
 }
 
 interface Tracked {
@@ -184,6 +189,7 @@ export function newRun(options: CheckOptions, limits: Limits, context = createEn
     reported: new Set(),
     windows: new WindowTracker(context),
     tally: new MessageTally(),
+    threads: new ThreadTally(),
     unread: unreadParts(),
   };
 }
@@ -202,6 +208,7 @@ export function forkRun(run: Run): Run {
     listed: new Map(run.listed),
     omitted: new Map([...run.omitted].map(([rule, o]) => [rule, { ...o }])),
     tally: run.tally.fork(),
+    threads: run.threads.fork(),
     unread: forkUnreadParts(run.unread),
   };
 }
@@ -231,8 +238,9 @@ export function readStopped(run: Run, adapter: FormatAdapter, error: unknown, of
 function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly number[], usage: UsageScanner): Report {
   const encoding = run.context.tokens?.encoding;
   const findings = byPosition([...run.findings, ...omittedFindings(run)]);
-  const facts = usage.facts();
-  const session = sessionSummary({ format, finalWindow: run.finalWindow, tally: run.tally, steps: run.steps, findings, facts });
+  const read = usage.facts();
+  const facts = { ...read, usage: run.threads.threadUsage(read.usage) };
+  const session = sessionSummary({ format, threads: run.threads.summaries(), tally: run.tally, steps: run.steps, findings, facts });
   return {
     file,
     format,
@@ -244,6 +252,7 @@ function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly
     ...(run.omitted.size > 0 && { omitted: Object.fromEntries([...run.omitted].map(([rule, o]) => [rule, o.count])) }),
     ...(encoding && { tokenizer: { encoding, approximate: true as const } }),
     ...(run.options.keepRewrites && run.finalWindow && { finalWindow: run.finalWindow }),
+    ...(run.options.keepRewrites && run.threads.threaded && { threadWindows: run.threads.windows() }),
   };
 }
 

@@ -21,6 +21,7 @@ export { CARRIED_FROM, pairKey, toolCalls, toolPairs, toolResults } from './mode
 export { pairStates, relatedLocations, type PairState } from './pairing';
 export type * from './results';
 export type { CacheReason, CacheRow, PairCounts, SessionSummary, UsageTotals } from './session';
+export type { ThreadSummary, ThreadWindow } from './file-threads';
 export type * from './transcript';
 export type { LineColumn, SourceLine, SourceRange } from './text';
 export { LineIndex } from './text';

@@ -167,7 +167,7 @@ export interface Rewrite {
   readonly applied: boolean;
   /** The event / line that proposed it. */
   readonly range?: SourceRange;
-  /** The conversation of a request log it belongs to (1-based; see formats/threads.ts). */
+  /** The conversation of the file it belongs to (`ThreadInfo.id`; 1-based, 1 or none: the main one). */
   readonly thread?: number;
 }
 

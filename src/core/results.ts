@@ -7,6 +7,7 @@ import type { CacheImpact, Decision, Finding, RuleId, StepVerdict } from './find
 import type { Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite, RewriteSource } from './model';
 import type { SessionSummary } from './session';
+import type { ThreadWindow } from './file-threads';
 import type { SourceRange } from './text';
 
 export type TokenEncoding = 'o200k_base' | 'cl100k_base';
@@ -49,7 +50,7 @@ export interface StepReport {
   readonly rules: readonly RuleId[];
   /** The event / line that proposed the rewrite. */
   readonly range?: SourceRange;
-  /** The conversation of a request log the step belongs to (1-based), when the reader threads the file. */
+  /** The conversation of the file the step belongs to (`ThreadInfo.id`), when the reader threads the file. */
   readonly thread?: number;
   /** The boundary of the window the rewrite was judged against. */
   readonly boundary: BoundaryPosition;
@@ -76,6 +77,8 @@ export interface Report {
   readonly session?: SessionSummary;
   /** The last window of the transcript (when `keepRewrites` was set), for the inspector and fixes. */
   readonly finalWindow?: ContextWindow;
+  /** When the file has more than one conversation (and `keepRewrites` was set): the last window of each (the session view shows them apart). */
+  readonly threadWindows?: readonly ThreadWindow[];
 }
 
 /** One rendered piece of a window, mapped back to the model and the source file. */

@@ -6,11 +6,12 @@
  * other way round), the row says why we think so.
  */
 import type { Decision, Finding, RuleId } from './findings';
+import type { ThreadSummary } from './file-threads';
 import type { ContextWindow, FormatId } from './model';
 import { pairStates } from './pairing';
 import type { StepReport } from './results';
 import type { SourceRange } from './text';
-import type { LogFacts, UsageRecord } from './usage';
+import { threadKey, type LogFacts, type UsageRecord } from './usage';
 
 export interface PairCounts {
   readonly paired: number;
@@ -66,6 +67,11 @@ export interface SessionSummary {
   readonly decisions: { readonly [D in Decision]: number };
   readonly usage?: UsageTotals;
   readonly cache: readonly CacheRow[];
+  /**
+   * The file's conversations, when it has more than one (a request log's threads, Inspect samples,
+   * a trace's agents, Claude Code side-chains): messages, turns and pairs above count all of them.
+   */
+  readonly threads?: readonly ThreadSummary[];
 }
 
 /**
@@ -92,13 +98,15 @@ export class MessageTally {
     return copy;
   }
 
-  count(final: ContextWindow | undefined): { messages: number; turns: number } {
-    return { messages: this.dropped + (final?.messages.length ?? 0), turns: this.droppedTurns + (final ? turnsOf(final) : 0) };
+  /** With the last window of each thread of the file (its counts). */
+  count(threads: readonly Pick<ThreadSummary, 'messages' | 'turns'>[]): { messages: number; turns: number } {
+    const sum = (f: (t: Pick<ThreadSummary, 'messages' | 'turns'>) => number) => threads.reduce((n, t) => n + f(t), 0);
+    return { messages: this.dropped + sum((t) => t.messages), turns: this.droppedTurns + sum((t) => t.turns) };
   }
 }
 
 /** User messages that say something (not only tool results). */
-function turnsOf(window: ContextWindow): number {
+export function turnsOf(window: ContextWindow): number {
   return window.messages.filter((m) => m.role === 'user' && m.blocks.some((b) => b.kind === 'text')).length;
 }
 
@@ -115,7 +123,8 @@ export function pairCounts(window: ContextWindow | undefined): PairCounts {
 
 export interface SessionInput {
   readonly format: FormatId;
-  readonly finalWindow: ContextWindow | undefined;
+  /** Every thread of the file with its last window's counts (the main one alone when the file is not threaded). */
+  readonly threads: readonly ThreadSummary[];
   readonly tally: MessageTally;
   readonly steps: readonly StepReport[];
   readonly findings: readonly Finding[];
@@ -132,13 +141,19 @@ export function sessionSummary(input: SessionInput): SessionSummary {
     models,
     ...(facts.firstTime && { firstTime: facts.firstTime }),
     ...(facts.lastTime && { lastTime: facts.lastTime }),
-    ...input.tally.count(input.finalWindow),
-    pairs: pairCounts(input.finalWindow),
+    ...input.tally.count(input.threads),
+    pairs: sumPairs(input.threads),
     compactions: steps.filter((s) => s.source === 'compaction').length,
     decisions,
     ...(facts.usage.length > 0 && { usage: totals(facts.usage) }),
     cache: cacheRows(facts.usage, steps, input.findings),
+    ...(input.threads.length > 1 && { threads: input.threads }),
   };
+}
+
+function sumPairs(threads: readonly { readonly pairs: PairCounts }[]): PairCounts {
+  const sum = (f: (p: PairCounts) => number) => threads.reduce((n, t) => n + f(t.pairs), 0);
+  return { paired: sum((p) => p.paired), pending: sum((p) => p.pending), orphaned: sum((p) => p.orphaned) };
 }
 
 function totals(usage: readonly UsageRecord[]): UsageTotals {
@@ -197,7 +212,7 @@ function cacheRow(record: UsageRecord, index: number, before: UsageRecord | unde
   const base = { ...reported, index };
   if (!before) return { ...base, predicted: { intact: true }, agreement: 'agrees' };
   const expectedRead = cachedAfter(before);
-  const step = record.thread === 'main' ? breakStep(steps, before.end, record.end) : undefined;
+  const step = breakStep(steps.filter((s) => threadKey(s.thread) === record.thread), before.end, record.end);
   const predicted = step
     ? { intact: false, step: step.index, consumedTokens: step.cacheImpact.consumedTokens, keptTokens: step.cacheImpact.consumedTokens - step.cacheImpact.invalidatedTokens }
     : { intact: true };

@@ -10,14 +10,33 @@ import type { SourceLine } from './text';
 import type { UsageRecord } from './usage';
 
 export type TranscriptEvent =
-  /** A window to check as a whole (a single request, a snapshot, the trace's last state). */
-  | { readonly kind: 'window'; readonly window: ContextWindow }
+  /**
+   * A window to check as a whole (a single request, a snapshot, the trace's last state).
+   * `thread`: the conversation of the file it belongs to, when the file has more than one
+   * (the main one when absent); the last window of each thread is its current state.
+   */
+  | { readonly kind: 'window'; readonly window: ContextWindow; readonly thread?: ThreadInfo }
   /** A rewrite, judged against the window just before it. */
   | { readonly kind: 'step'; readonly rewrite: Rewrite }
   /** Something the adapter itself found: `invalid-json`, `record-skipped`, … */
   | { readonly kind: 'finding'; readonly finding: Finding }
   /** What the log says one request used (tokens, cache reads / writes): whole-file formats, read by their adapter (see usage.ts). */
   | { readonly kind: 'usage'; readonly usage: UsageRecord };
+
+/**
+ * One conversation of a file: its main one, a further thread of a request log
+ * (formats/threads.ts), an Inspect sample, another agent of a trace, a Claude
+ * Code side-chain (a sub-agent's conversation written into the session).
+ */
+export interface ThreadInfo {
+  /** 1-based, in order of first appearance; 1 is the main conversation. Steps carry it (`Rewrite.thread`). */
+  readonly id: number;
+  readonly kind: 'main' | 'thread' | 'side-chain';
+  /** `thread 2`, `sample 3`, `sub-agent Explore (a1b2c3d)`. */
+  readonly label: string;
+  /** The tool call of the main conversation that started it (a Claude Code Task call), when the file says so. */
+  readonly parentCall?: string;
+}
 
 /** The file as an adapter reads it: lines for JSONL, the whole text for JSON, bytes for zips. */
 export interface TranscriptInput {

@@ -30,6 +30,7 @@ export type {
   JsonNode,
   Message,
   SessionSummary,
+  ThreadWindow,
 } from '../core/index';
 export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES, toolPairs, CARRIED_FROM, renderJson } from '../core/index';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';

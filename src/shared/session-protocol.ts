@@ -9,7 +9,7 @@
 import type { Decision, RuleId, Severity } from '../core/findings';
 import type { PairState } from '../core/pairing';
 import type { Role } from '../core/model';
-import type { SessionSummary } from '../core/session';
+import type { PairCounts, SessionSummary } from '../core/session';
 import type { SourceRange } from '../core/text';
 
 export const SESSION_PROTOCOL_VERSION = 1;
@@ -35,11 +35,19 @@ export interface RowTool {
   /** Row index of the partner (the result of a call, the call of a result), when it is in the timeline. */
   readonly partner?: number;
   readonly isError?: boolean;
+  /** A call that started a conversation of its own (a sub-agent): the row of that thread's header. */
+  readonly threadRow?: number;
 }
 
+/**
+ * Every row but a header belongs to a conversation of the file: `thread` is its
+ * id (`ThreadInfo.id`), absent for the main one. Rows of the other threads
+ * follow their thread's header, nested under the row where the thread started.
+ */
 export type TimelineRow =
   | {
       readonly kind: 'message';
+      readonly thread?: number;
       readonly role: Role;
       /** The message's text blocks, joined (capped; `size` is the full length). */
       readonly text: string;
@@ -55,13 +63,34 @@ export type TimelineRow =
     }
   | {
       readonly kind: 'step';
+      readonly thread?: number;
       readonly index: number;
       readonly decision: Decision;
       readonly source: string;
       readonly rules: readonly RuleId[];
       readonly findings: readonly RowFinding[];
       readonly range?: SourceRange;
+    }
+  | {
+      /** The header of a conversation besides the main one (a sub-agent, a request log's thread). */
+      readonly kind: 'thread';
+      readonly thread: number;
+      readonly threadKind: 'main' | 'thread' | 'side-chain';
+      readonly label: string;
+      readonly messages: number;
+      readonly turns: number;
+      readonly pairs: PairCounts;
+      /** The row of the call that started it, when the file says which. */
+      readonly parentRow?: number;
+      readonly findings: readonly RowFinding[];
+      readonly range?: SourceRange;
     };
+
+/** A conversation of the file, for the one-thread filter. */
+export interface ViewThread {
+  readonly id: number;
+  readonly label: string;
+}
 
 export interface SessionView {
   readonly protocol: typeof SESSION_PROTOCOL_VERSION;
@@ -72,6 +101,8 @@ export interface SessionView {
   readonly rows: readonly TimelineRow[];
   /** Tool names, for the filter. */
   readonly tools: readonly string[];
+  /** The file's conversations, main first, when it has more than one (else empty). */
+  readonly threads: readonly ViewThread[];
   /** The file can be shown as text (reveal) and inspected (steps); false for a zip (`.eval`). */
   readonly textual: boolean;
 }

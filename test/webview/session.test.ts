@@ -21,6 +21,7 @@ import { type ThemeName, THEMES } from './themes';
 const CORPUS = join(ROOT, '..', 'shared', 'corpus');
 const TOOL_HEAVY = join(CORPUS, 'claude-code/spotter_tool_heavy.jsonl');
 const COMPACTION = join(CORPUS, 'claude-code/spotter_4d5611e5-241a-462a-8d15-5122611a9569.excerpt-L742-L790.jsonl');
+const SIDE_CHAINS = join(ROOT, 'test/fixtures/claude-code/inline-side-chains.jsonl');
 
 let harness: Harness;
 before(async () => {
@@ -91,6 +92,44 @@ test('keys: next step, next problem, Enter opens the step; a finding reveals its
   assert.ok(reveal?.type === 'reveal' && step.kind === 'step' && reveal.range.start === step.findings[0]!.range.start);
   await page.locator('#sv-problems').check();
   assert.equal(await page.locator('.sv-row').count(), 1, 'problems only: the step');
+  await page.context().close();
+});
+
+test('sub-agents: nested under the call that started them, linked both ways; the one-thread filter', async () => {
+  const view = viewOfFile(SIDE_CHAINS);
+  const { page, errors } = await open(view);
+  const headers = page.locator('.sv-row[data-kind="thread"]');
+  assert.equal(await headers.count(), 2);
+  assert.match((await headers.first().textContent()) ?? '', /sub-agent Explore · 4 messages · 1 pair ✓/);
+  assert.ok((await page.locator('.sv-row.sv-nested').count()) >= 8, 'the side-chains’ rows are indented under their header');
+  // The Task call's chip leads to its sub-agent; the header leads back to the call.
+  const call = page.locator('.sv-tool[data-call="toolu_task_1"][data-role="call"]');
+  assert.match((await call.textContent()) ?? '', /sub-agent ⤵/);
+  await page.locator('.sv-row', { has: call }).click();
+  await page.locator('[data-thread-row]').first().click();
+  const header = view.rows[await selected(page)]!;
+  assert.ok(header.kind === 'thread' && header.label === 'sub-agent Explore');
+  await page.locator('.sv-detail [data-partner]').click();
+  const back = view.rows[await selected(page)]!;
+  assert.ok(back.kind === 'message' && back.tools.some((t) => t.id === 'toolu_task_1'));
+  // One thread: the toolbar select, and the header's "Show only this conversation".
+  await page.locator('select[aria-label="Only one thread"]').selectOption('3');
+  const shown = await page.locator('.sv-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.thread));
+  assert.ok(shown.length === 5 && shown.every((t) => t === '3'), JSON.stringify(shown));
+  await page.locator('select[aria-label="Only one thread"]').selectOption('');
+  await headers.first().click();
+  await page.locator('[data-only-thread]').click();
+  const only = await page.locator('.sv-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.thread));
+  assert.ok(only.length === 5 && only.every((t) => t === '2'), JSON.stringify(only));
+  assert.equal(await page.locator('select[aria-label="Only one thread"]').inputValue(), '2');
+  await page.screenshot({ path: join(OUTPUT, 'session-sub-agents.png') });
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a file with one conversation has no thread filter', async () => {
+  const { page } = await open(viewOfFile(TOOL_HEAVY));
+  assert.equal(await page.locator('select[aria-label="Only one thread"]').isHidden(), true);
   await page.context().close();
 });
 

@@ -27,6 +27,7 @@ class SessionPage {
   private readonly header = el('header', { className: 'sv-header' });
   private readonly problems = el('input', { attrs: { type: 'checkbox', id: 'sv-problems' } });
   private readonly tool = el('select', { attrs: { 'aria-label': 'Only one tool' } });
+  private readonly thread = el('select', { attrs: { 'aria-label': 'Only one thread' } });
   private readonly scroller = el('div', { className: 'sv-scroller', attrs: { tabindex: '0', role: 'listbox', 'aria-label': 'Conversation' } });
   private readonly spacer = el('div', { className: 'sv-spacer' });
   private readonly detail = el('section', { className: 'sv-detail', attrs: { 'aria-label': 'Selected row' } });
@@ -41,12 +42,14 @@ class SessionPage {
       { className: 'sv-toolbar' },
       el('label', { attrs: { for: 'sv-problems' } }, this.problems, document.createTextNode(' Problems only')),
       this.tool,
+      this.thread,
       el('span', { className: 'sv-keys', text: 'j/k row · t turn · s step · e problem (Shift: back) · Enter: open' }),
     );
     this.scroller.append(this.spacer);
     root.append(this.header, toolbar, this.notice, el('div', { className: 'sv-body' }, this.scroller, this.detail));
     this.problems.addEventListener('change', () => this.setFilters({ ...this.filters, problems: this.problems.checked }));
-    this.tool.addEventListener('change', () => this.setFilters({ problems: this.filters.problems, ...(this.tool.value ? { tool: this.tool.value } : {}) }));
+    this.tool.addEventListener('change', () => this.setFilters(this.chosenFilters()));
+    this.thread.addEventListener('change', () => this.setFilters(this.chosenFilters()));
     this.scroller.addEventListener('scroll', () => this.schedule());
     this.scroller.addEventListener('keydown', (e) => this.onKey(e));
     window.addEventListener('resize', () => this.schedule());
@@ -54,6 +57,11 @@ class SessionPage {
       if (isSessionHostMessage(event.data)) event.data.type === 'session' ? this.show(event.data.view) : this.empty(event.data.reason);
     });
     this.post({ type: 'ready', protocol: SESSION_PROTOCOL_VERSION });
+  }
+
+  /** The filters as the toolbar sets them. */
+  private chosenFilters(): Filters {
+    return { problems: this.problems.checked, ...(this.tool.value ? { tool: this.tool.value } : {}), ...(this.thread.value ? { thread: Number(this.thread.value) } : {}) };
   }
 
   private post(message: SessionWebviewMessage): void {
@@ -77,6 +85,11 @@ class SessionPage {
     const current = this.tool.value;
     this.tool.replaceChildren(el('option', { text: 'All tools', attrs: { value: '' } }), ...view.tools.map((t) => el('option', { text: t, attrs: { value: t } })));
     this.tool.value = view.tools.includes(current) ? current : '';
+    const thread = this.thread.value;
+    this.thread.replaceChildren(el('option', { text: 'All threads', attrs: { value: '' } }), ...view.threads.map((t) => el('option', { text: t.label, attrs: { value: String(t.id) } })));
+    this.thread.hidden = view.threads.length === 0;
+    this.thread.value = view.threads.some((t) => String(t.id) === thread) ? thread : '';
+    this.filters = this.chosenFilters();
     this.setFilters(this.filters, selectedRow);
     if (atEnd && this.visible.length > 0 && selectedRow !== undefined) this.scroller.scrollTop = this.scroller.scrollHeight;
     document.body.dataset.rows = String(view.rows.length);
@@ -144,9 +157,17 @@ class SessionPage {
     if (!this.visible.includes(index)) {
       this.problems.checked = false;
       this.tool.value = '';
+      this.thread.value = '';
       this.setFilters({ problems: false });
     }
     this.select(this.visible.indexOf(index));
+    this.scroller.focus();
+  }
+
+  private onlyThread(thread: number): void {
+    const row = this.visible[this.selected];
+    this.thread.value = String(thread);
+    this.setFilters(this.chosenFilters(), row);
     this.scroller.focus();
   }
 
@@ -155,7 +176,7 @@ class SessionPage {
     const index = this.visible[this.selected];
     const row: TimelineRow | undefined = index === undefined ? undefined : view?.rows[index];
     document.body.dataset.selected = index === undefined ? '' : String(index);
-    this.detail.replaceChildren(...(row && view ? detailOf(view, row, index!, { select: (i) => this.selectRow(i), post: (m) => this.post(m) }) : []));
+    this.detail.replaceChildren(...(row && view ? detailOf(view, row, index!, { select: (i) => this.selectRow(i), post: (m) => this.post(m), onlyThread: (t) => this.onlyThread(t) }) : []));
   }
 
   private onKey(event: KeyboardEvent): void {

@@ -9,6 +9,8 @@ export interface Filters {
   readonly problems: boolean;
   /** Only messages with a call or result of this tool. */
   readonly tool?: string;
+  /** Only the rows of this conversation (`ViewThread.id`; 1 is the main one), its header included. */
+  readonly thread?: number;
 }
 
 export function isProblem(row: TimelineRow): boolean {
@@ -23,6 +25,7 @@ export function visibleRows(rows: readonly TimelineRow[], filters: Filters): num
   rows.forEach((row, i) => {
     if (filters.problems && !isProblem(row)) return;
     if (filters.tool !== undefined && !(row.kind === 'message' && row.tools.some((t) => t.name === filters.tool))) return;
+    if (filters.thread !== undefined && (row.thread ?? 1) !== filters.thread) return;
     out.push(i);
   });
   return out;

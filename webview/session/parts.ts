@@ -52,7 +52,7 @@ function findingChips(findings: readonly RowFinding[]): HTMLElement[] {
 
 function toolChip(tool: RowTool, onPartner: (row: number) => void): HTMLElement {
   const state = tool.state === 'paired' ? '' : ` · ${tool.state}`;
-  const label = `${tool.role === 'call' ? '→' : '←'} ${tool.name || tool.id} · ${sizeText(tool.size)}${state}`;
+  const label = `${tool.role === 'call' ? '→' : '←'} ${tool.name || tool.id} · ${sizeText(tool.size)}${state}${tool.threadRow === undefined ? '' : ' · sub-agent ⤵'}`;
   const c = el('button', { className: `sv-chip sv-tool sv-${tool.state}${tool.isError ? ' sv-error' : ''}`, text: label, title: `${tool.role} ${tool.id}`, attrs: { 'data-call': tool.id, 'data-role': tool.role } });
   c.addEventListener('click', (e) => {
     e.stopPropagation();
@@ -61,13 +61,23 @@ function toolChip(tool: RowTool, onPartner: (row: number) => void): HTMLElement 
   return c;
 }
 
-/** One row of the timeline (fixed height: the text is a preview; the detail pane shows it all). */
+/** `sub-agent Explore · 4 messages · 2 pairs ✓` */
+function threadText(row: Extract<TimelineRow, { kind: 'thread' }>): string {
+  return `${row.label} · ${plural(row.messages, 'message')} · ${pairsText(row.pairs)}`;
+}
+
+/** One row of the timeline (fixed height: the text is a preview; the detail pane shows it all). Rows of a nested thread are indented. */
 export function rowElement(row: TimelineRow, index: number, selected: boolean, onPartner: (row: number) => void): HTMLElement {
-  const attrs = { role: 'option', 'aria-selected': String(selected), 'data-index': String(index), 'data-kind': row.kind };
+  const attrs = { role: 'option', 'aria-selected': String(selected), 'data-index': String(index), 'data-kind': row.kind, 'data-thread': String(row.thread ?? 1) };
+  const nested = row.thread !== undefined ? ' sv-nested' : '';
+  if (row.kind === 'thread') {
+    const from = row.parentRow === undefined ? [] : [el('span', { className: 'sv-muted', text: `started by the call at row ${row.parentRow + 1}` })];
+    return el('div', { className: `sv-row sv-thread${nested}${selected ? ' sv-selected' : ''}`, attrs }, el('div', { className: 'sv-line' }, chip(row.threadKind === 'side-chain' ? 'sub-agent' : 'thread', 'sv-thread-chip'), el('span', { text: threadText(row) }), ...from));
+  }
   if (row.kind === 'step') {
     return el(
       'div',
-      { className: `sv-row sv-step sv-${row.decision}${selected ? ' sv-selected' : ''}`, attrs },
+      { className: `sv-row sv-step sv-${row.decision}${nested}${selected ? ' sv-selected' : ''}`, attrs },
       chip(row.decision.toUpperCase(), `sv-decision sv-${row.decision}`),
       el('span', { className: 'sv-preview', text: `Step ${row.index} · ${row.source}${row.rules.length > 0 ? ` · ${row.rules.join(', ')}` : ''}` }),
       ...findingChips(row.findings.slice(0, 3)),
@@ -77,12 +87,14 @@ export function rowElement(row: TimelineRow, index: number, selected: boolean, o
   const problem = isProblem(row) ? ' sv-problem' : '';
   const head = el('div', { className: 'sv-line' }, chip(ROLE_LABEL[row.role], `sv-role sv-${row.role}`), ...(marker ? [marker] : []), ...(row.dropped ? [chip('dropped by a rewrite', 'sv-muted')] : []), ...row.tools.slice(0, 6).map((t) => toolChip(t, onPartner)), ...findingChips(row.findings.slice(0, 3)));
   const preview = row.text || row.tools.map((t) => t.text.slice(0, 200)).join(' · ') || row.opaque.map((t) => `[${t}]`).join(' ');
-  return el('div', { className: `sv-row sv-message${problem}${selected ? ' sv-selected' : ''}`, attrs }, head, el('div', { className: 'sv-preview', text: preview.slice(0, 400) }));
+  return el('div', { className: `sv-row sv-message${problem}${nested}${selected ? ' sv-selected' : ''}`, attrs }, head, el('div', { className: 'sv-preview', text: preview.slice(0, 400) }));
 }
 
 interface DetailActions {
   select(row: number): void;
   post(message: SessionWebviewMessage): void;
+  /** Sets the one-thread filter. */
+  onlyThread(thread: number): void;
 }
 
 function findingList(findings: readonly RowFinding[], view: SessionView, actions: DetailActions): HTMLElement[] {
@@ -104,11 +116,24 @@ function toolDetail(view: SessionView, tool: RowTool, actions: DetailActions): H
   link.addEventListener('click', () => tool.partner !== undefined && actions.select(tool.partner));
   const body = el('details', {}, el('summary', { text: `${tool.role === 'call' ? 'input' : 'content'} · ${sizeText(tool.size)}` }), el('pre', { text: tool.text + (tool.size > tool.text.length ? '\n…' : '') }));
   const beside = partner && tool.role === 'call' ? [el('div', { className: 'sv-beside' }, el('div', { className: 'sv-muted', text: `result · ${sizeText(partner.size)}` }), el('pre', { text: partner.text.slice(0, 2000) }))] : [];
-  return el('div', { className: `sv-tool-detail sv-${tool.state}` }, el('div', { className: 'sv-line' }, el('strong', { text: `${tool.role} ${tool.name}` }), el('code', { text: tool.id }), link), body, ...beside);
+  const sub = tool.threadRow === undefined ? [] : [el('button', { className: 'sv-link', text: `its sub-agent’s conversation, at row ${tool.threadRow + 1} ⤵`, attrs: { 'data-thread-row': String(tool.threadRow) } })];
+  sub[0]?.addEventListener('click', () => tool.threadRow !== undefined && actions.select(tool.threadRow));
+  return el('div', { className: `sv-tool-detail sv-${tool.state}` }, el('div', { className: 'sv-line' }, el('strong', { text: `${tool.role} ${tool.name}` }), el('code', { text: tool.id }), link), ...sub, body, ...beside);
+}
+
+/** A thread's header in full: what it is, where it started, and a way to see only it. */
+function threadDetail(row: Extract<TimelineRow, { kind: 'thread' }>, actions: DetailActions): HTMLElement[] {
+  const only = el('button', { className: 'sv-link', text: 'Show only this conversation', attrs: { 'data-only-thread': String(row.thread) } });
+  only.addEventListener('click', () => actions.onlyThread(row.thread));
+  const from = el('button', { className: 'sv-link', text: `The call that started it, at row ${(row.parentRow ?? 0) + 1} ↗`, attrs: { 'data-partner': String(row.parentRow ?? '') } });
+  from.addEventListener('click', () => row.parentRow !== undefined && actions.select(row.parentRow));
+  const kind = row.threadKind === 'side-chain' ? 'A sub-agent’s conversation (a side-chain of the session), with its own context' : 'A conversation of its own in this file';
+  return [el('h2', { text: row.label }), el('div', { text: `${kind}: ${threadText(row)}` }), ...(row.parentRow === undefined ? [] : [from]), only];
 }
 
 /** The selected row in full. */
 export function detailOf(view: SessionView, row: TimelineRow, index: number, actions: DetailActions): HTMLElement[] {
+  if (row.kind === 'thread') return threadDetail(row, actions);
   if (row.kind === 'step') {
     const open = el('button', { className: 'sv-link', text: view.textual ? 'Open this step in the inspector ↗' : 'The inspector needs the file as text (not a zip)' });
     open.addEventListener('click', () => view.textual && actions.post({ type: 'openStep', step: row.index }));

@@ -6,15 +6,18 @@
  * (`compact_boundary` + the `isCompactSummary` user line, the elision marker)
  * and each rewind to an earlier message is a step; the last window is the
  * session's current context. Session windows are live: a call still pending
- * at the frontier is not an orphan. See docs/formats.md.
+ * at the frontier is not an orphan. Side-chain lines written into the session
+ * (a sub-agent's conversation) are conversations of their own, read the same
+ * way after the main one (`claude-code/side-chains.ts`). See docs/formats.md.
  */
 import type { Finding } from '../findings';
 import type { ContextWindow, Message, RewriteSource } from '../model';
 import { meta as branchStarted } from '../rules/branch-started';
 import { ruleFinding } from '../rules/rule';
 import type { SourceLine, SourceRange } from '../text';
-import { readByLines, type FormatAdapter, type LineReader, type TranscriptEvent } from '../transcript';
-import { RecordReader, type ReadRecords } from './claude-code/records';
+import { readByLines, type FormatAdapter, type LineReader, type ThreadInfo, type TranscriptEvent } from '../transcript';
+import { RecordReader, type CcRecord, type ReadRecords } from './claude-code/records';
+import { splitSideChains } from './claude-code/side-chains';
 import { walkSession, type Rewind } from './claude-code/tree';
 import { consumedBoundary, findingEvent, lineMatches } from './common';
 
@@ -65,17 +68,27 @@ class ClaudeCodeLines implements LineReader {
 
 function* walkEvents({ records, findings }: ReadRecords): Generator<TranscriptEvent> {
   for (const f of findings) yield findingEvent(f);
+  const { main, sideChains } = splitSideChains(records);
+  yield* conversationEvents(main, undefined);
+  // Each side-chain after the main conversation: its own context, steps and last window.
+  for (const chain of sideChains) yield* conversationEvents(chain.records, chain.thread);
+}
+
+/** The rewrites and the last window of one conversation (`thread`: a side-chain, or the main one). */
+function* conversationEvents(records: readonly CcRecord[], thread: ThreadInfo | undefined): Generator<TranscriptEvent> {
   const rewinds: Rewind[] = [];
   const final = walkSession(records, (rewind) => rewinds.push(rewind));
+  const tag = thread ? { thread } : {};
   for (const rewind of rewinds) {
     // The context before each rewrite is checked as a window too: pairing in history that is about to go.
     const replaced = rewind.left ?? rewind.before;
-    if (replaced.length > 0) yield { kind: 'window', window: sessionWindow(replaced) };
+    if (replaced.length > 0) yield { kind: 'window', window: sessionWindow(replaced), ...tag };
     if (rewind.left) yield findingEvent(branchFinding(rewind, rewind.left));
     const source: RewriteSource = rewind.kind === 'compaction' ? 'compaction' : 'runtime';
-    yield { kind: 'step', rewrite: { source, before: sessionWindow(rewind.before), after: sessionWindow(rewind.after), applied: true, range: rewind.range } };
+    const rewrite = { source, before: sessionWindow(rewind.before), after: sessionWindow(rewind.after), applied: true, range: rewind.range, ...(thread && { thread: thread.id }) };
+    yield { kind: 'step', rewrite };
   }
-  yield { kind: 'window', window: sessionWindow(final) };
+  yield { kind: 'window', window: sessionWindow(final), ...tag };
 }
 
 /** A rewind is a branch from an earlier message, not lost history: said once, as info. */

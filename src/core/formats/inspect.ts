@@ -16,7 +16,7 @@ import { LimitError, resolveLimits, type Limits } from '../limits';
 import { parseJson, prop, type JsonArray, type JsonNode } from '../json/parse';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
-import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
+import type { FormatAdapter, ThreadInfo, TranscriptEvent, TranscriptInput } from '../transcript';
 import { asArray, asCount, asString } from '../json/nodes';
 import { countedUsage, threadKey } from '../usage';
 import { consumedBoundary, findingEvent, lineAt, neutralRole, Unseen } from './common';
@@ -104,6 +104,10 @@ interface Generation {
 
 /** Sample `n` (1-based) of the log: its own conversation. */
 function* readSample(sample: JsonNode, locator: Locator, n: number, unseen: Unseen): Generator<TranscriptEvent> {
+  const id = prop(sample, 'id');
+  const name = id?.type === 'string' ? id.value.slice(0, 80) : id?.type === 'number' ? id.raw : String(n);
+  const epoch = prop(sample, 'epoch');
+  const thread: ThreadInfo = { id: n, kind: n === 1 ? 'main' : 'thread', label: `sample ${name}${epoch?.type === 'number' && epoch.raw !== '1' ? ` (epoch ${epoch.raw})` : ''}` };
   const pool = asArray(prop(sample, 'message_pool'));
   let previous: Generation | undefined;
   let tools: ToolSchema[] = [];
@@ -119,9 +123,9 @@ function* readSample(sample: JsonNode, locator: Locator, n: number, unseen: Unse
     if (previous) {
       const consumed = [...previous.request.messages, ...previous.output];
       const before: ContextWindow = { ...previous.request, messages: consumed, boundary: consumed.length };
-      yield { kind: 'step', rewrite: { source: 'request', before, after: generation.request, applied: true, range: generation.range } };
+      yield { kind: 'step', rewrite: { source: 'request', before, after: generation.request, applied: true, range: generation.range, thread: n } };
     }
-    yield { kind: 'window', window: generation.request };
+    yield { kind: 'window', window: generation.request, thread };
     const usage = usageOf(event, locator, n);
     if (usage) yield usage;
     previous = generation;
@@ -131,6 +135,7 @@ function* readSample(sample: JsonNode, locator: Locator, n: number, unseen: Unse
   yield {
     kind: 'window',
     window: { format: 'inspect', tools, messages, boundary: consumedBoundary(messages), live: true, source: locator.range(sample), messagesSource: locator.range(messagesNode) },
+    thread,
   };
 }
 

@@ -88,9 +88,9 @@ function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
     if (previous && continues) {
       const consumed = [...previous.window.messages, ...previous.output];
       const before: ContextWindow = { ...previous.window, messages: consumed, boundary: consumed.length };
-      yield { kind: 'step', rewrite: { source: 'request', before, after: generation.window, applied: true, range: generation.window.source } };
+      yield { kind: 'step', rewrite: { source: 'request', before, after: generation.window, applied: true, range: generation.window.source, thread } };
     }
-    yield { kind: 'window', window: generation.window };
+    yield { kind: 'window', window: generation.window, thread: { id: thread, kind: thread === 1 ? 'main' : 'thread', label: `agent ${thread}` } };
     const usage = usageOf(generation, thread);
     if (usage) yield usage;
     previous = generation;

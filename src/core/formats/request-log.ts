@@ -30,7 +30,7 @@ import { asObject, asString, rangeOf } from '../json/nodes';
 import { carryMessages, planCarry, type CarryPlan, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message } from '../model';
 import type { SourceLine, SourceRange } from '../text';
-import { readByLines, type LineReader, type TranscriptEvent, type TranscriptInput } from '../transcript';
+import { readByLines, type LineReader, type ThreadInfo, type TranscriptEvent, type TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
 import { incompleteLine, lineAt, Unseen } from './common';
 import { Threads } from './threads';
@@ -208,8 +208,8 @@ function judgeRecord(record: LogRecord, threads: Threads, codec: ProviderCodec, 
   // A continued request is checked with the history it continues (this log holds it): a call the previous
   // logged response made pairs here, it is not said to live in server-side state.
   const effective = continuation.kind === 'continued' ? { ...current, window: continuation.window } : current;
-  events.push({ kind: 'window', window: effective.window });
-  threads.record(thread, loggedExchange(effective, exchange.response, codec));
+  const placed = threads.record(thread, loggedExchange(effective, exchange.response, codec));
+  events.push({ kind: 'window', window: effective.window, thread: threadInfo(placed.id) });
   return { events, request: true, ...(carry && continuation.kind === 'self-contained' && { carry }) };
 }
 
@@ -238,6 +238,11 @@ export function consumedWindow(exchange: LoggedExchange): ContextWindow {
   const window = exchange.request.window;
   const messages = exchange.response.length > 0 ? [...window.messages, ...exchange.response] : window.messages;
   return { ...window, messages, boundary: messages.length, live: false };
+}
+
+/** A conversation of a log, as its windows are tagged. */
+function threadInfo(id: number): ThreadInfo {
+  return { id, kind: id === 1 ? 'main' : 'thread', label: `thread ${id}` };
 }
 
 function unknownStateFinding(record: LogRecord, codec: ProviderCodec, reason: string): Finding {

@@ -1,11 +1,14 @@
 /**
  * Builds the session view's snapshot from an engine report (checked with
- * `keepRewrites`): the conversation in file order — the last window's
+ * `keepRewrites`): each conversation in file order — the last window's
  * messages and the history rewrites dropped before it — with every rewrite
  * step at the place it happened, tool calls linked to their results, and
- * every finding at its message. Pure (no `vscode`): unit-tested directly.
+ * every finding at its message. A file with several conversations (sub-agent
+ * side-chains, a request log's threads: `Report.threadWindows`) shows the main
+ * one, each other nested under a header row where it started. Pure (no
+ * `vscode`): unit-tested directly.
  */
-import { CARRIED_FROM, pairStates, renderJson, toolPairs, type ContextWindow, type Finding, type JsonNode, type Message, type Report } from '../engine';
+import { CARRIED_FROM, pairStates, renderJson, toolPairs, type ContextWindow, type Finding, type JsonNode, type Message, type Report, type StepReport, type ThreadWindow } from '../engine';
 import { SESSION_PROTOCOL_VERSION, type RowFinding, type RowTool, type SessionView, type TimelineRow } from '../../shared/session-protocol';
 
 /** Characters of a message's text sent to the webview (the size badge says the rest). */
@@ -21,9 +24,8 @@ interface Entry {
 
 const keyOf = (message: Message): number | undefined => (message[CARRIED_FROM] ?? message).source?.start;
 
-/** The last window's messages and those shrinking rewrites dropped, each once, in file order. */
-export function timelineMessages(report: Report): Entry[] {
-  const final = report.finalWindow?.messages ?? [];
+/** A conversation's last window's messages and those its shrinking rewrites dropped, each once, in file order. */
+export function timelineMessages(final: ContextWindow | undefined, steps: readonly StepReport[]): Entry[] {
   const seen = new Set<number>();
   const seenObjects = new Set<Message>();
   const entries: Entry[] = [];
@@ -35,8 +37,8 @@ export function timelineMessages(report: Report): Entry[] {
     if (key !== undefined) seen.add(key);
     entries.push({ message, dropped, at: key ?? fallback });
   };
-  final.forEach((m, i) => add(m, false, i));
-  for (const step of report.steps) {
+  (final?.messages ?? []).forEach((m, i) => add(m, false, i));
+  for (const step of steps) {
     const rewrite = step.rewrite;
     if (!rewrite || rewrite.after.messages.length >= rewrite.before.messages.length) continue;
     for (const m of rewrite.before.messages) add(m, true, step.range?.start ?? 0);
@@ -51,12 +53,13 @@ function rowFinding(f: Finding): RowFinding {
   return { rule: f.rule, severity: f.severity, message: f.message, range: f.range };
 }
 
-function messageRow(entry: Entry, findings: RowFinding[]): TimelineRow {
+function messageRow(entry: Entry, thread: number | undefined): TimelineRow {
   const m = entry.message;
   const text = m.blocks.map((b) => (b.kind === 'text' ? b.text : '')).filter((t) => t !== '').join('\n\n');
   const opaque = m.blocks.flatMap((b) => (b.kind === 'opaque' ? [b.type] : []));
   return {
     kind: 'message',
+    ...(thread !== undefined && { thread }),
     role: m.role,
     text: cap(text, TEXT_CAP),
     size: text.length,
@@ -64,8 +67,21 @@ function messageRow(entry: Entry, findings: RowFinding[]): TimelineRow {
     opaque,
     elision: m.elision === true,
     dropped: entry.dropped,
-    findings,
+    findings: [],
     ...(m.source && { range: m.source }),
+  };
+}
+
+function stepRow(s: StepReport, report: Report, thread: number | undefined): TimelineRow {
+  return {
+    kind: 'step',
+    ...(thread !== undefined && { thread }),
+    index: s.index,
+    decision: s.decision,
+    source: s.source,
+    rules: s.rules,
+    findings: report.findings.filter((f) => f.step === s.index).map(rowFinding),
+    ...(s.range && { range: s.range }),
   };
 }
 
@@ -74,33 +90,125 @@ function rowStart(row: TimelineRow): number {
   return row.range?.start ?? -1;
 }
 
+/** One conversation's rows (messages and steps in file order) and what linking its pairs needs. */
+interface Block {
+  readonly rows: TimelineRow[];
+  readonly entries: readonly Entry[];
+  readonly final: ContextWindow | undefined;
+}
+
+function blockOf(report: Report, final: ContextWindow | undefined, steps: readonly StepReport[], thread: number | undefined): Block {
+  const entries = timelineMessages(final, steps);
+  const rows = mergeByStart(
+    entries.map((e) => messageRow(e, thread)),
+    steps.map((s) => stepRow(s, report, thread)),
+  );
+  return { rows, entries, final };
+}
+
 /** The session view of a report. `textual`: the file can be shown as text (not a zip). */
 export function sessionView(report: Report, textual: boolean): SessionView {
-  const entries = timelineMessages(report);
-  const rows: TimelineRow[] = entries.map((e) => messageRow(e, []));
-  const steps: TimelineRow[] = report.steps.map((s) => ({
-    kind: 'step',
-    index: s.index,
-    decision: s.decision,
-    source: s.source,
-    rules: s.rules,
-    findings: report.findings.filter((f) => f.step === s.index).map(rowFinding),
-    ...(s.range && { range: s.range }),
-  }));
-  const ordered = mergeByStart(rows, steps);
-  linkTools(ordered, entries, report.finalWindow);
-  placeFindings(ordered, report.findings.filter((f) => f.step === undefined));
+  const threads = report.threadWindows && report.threadWindows.length > 1 ? report.threadWindows : undefined;
+  const single = () => {
+    const block = blockOf(report, report.finalWindow, report.steps, undefined);
+    return linked([{ block, rows: block.rows }]);
+  };
+  const rows = threads ? threadedRows(report, threads) : single();
+  placeFindings(rows, report.findings.filter((f) => f.step === undefined));
   const tools = new Set<string>();
-  for (const row of ordered) if (row.kind === 'message') for (const t of row.tools) tools.add(t.name);
+  for (const row of rows) if (row.kind === 'message') for (const t of row.tools) tools.add(t.name);
   return {
     protocol: SESSION_PROTOCOL_VERSION,
     file: report.file,
     summary: report.session ?? emptySummary(report),
     problems: report.findings.filter((f) => f.severity !== 'info').length,
-    rows: ordered,
+    rows,
     tools: [...tools].sort(),
+    threads: threads ? threads.map((t) => ({ id: t.thread.id, label: t.thread.label })) : [],
     textual,
   };
+}
+
+/**
+ * The main conversation's rows with every other thread nested in them: its
+ * header and rows right after the row holding the call that started it, or
+ * else after the last main row starting before it in the file.
+ */
+function threadedRows(report: Report, threads: readonly ThreadWindow[]): TimelineRow[] {
+  const stepsOf = (id: number) => report.steps.filter((s) => (s.thread ?? 1) === id);
+  const [main, ...others] = threads;
+  const mainBlock = blockOf(report, main!.window, stepsOf(main!.thread.id), undefined);
+  const nested = new Map<number, Piece[]>();
+  const parentCalls = new Map<number, string>();
+  for (const { thread, window } of others) {
+    const block = blockOf(report, window, stepsOf(thread.id), thread.id);
+    const counts = report.session?.threads?.find((t) => t.id === thread.id);
+    const header: TimelineRow = {
+      kind: 'thread',
+      thread: thread.id,
+      threadKind: thread.kind,
+      label: thread.label,
+      messages: block.entries.length,
+      turns: counts?.turns ?? 0,
+      pairs: counts?.pairs ?? { paired: 0, pending: 0, orphaned: 0 },
+      findings: [],
+      ...(block.rows[0]?.range && { range: block.rows[0].range }),
+    };
+    if (thread.parentCall) parentCalls.set(thread.id, thread.parentCall);
+    const at = anchorOf(mainBlock, thread.parentCall, rowStart(block.rows[0] ?? header));
+    nested.set(at, [...(nested.get(at) ?? []), { block, rows: [header, ...block.rows] }]);
+  }
+  const order: Piece[] = [...(nested.get(-1) ?? [])];
+  mainBlock.rows.forEach((row, i) => order.push({ block: mainBlock, rows: [row] }, ...(nested.get(i) ?? [])));
+  return linked(order, parentCalls);
+}
+
+/** Rows of one block, placed together. */
+interface Piece {
+  readonly block: Block;
+  readonly rows: readonly TimelineRow[];
+}
+
+/** The main row a nested thread follows: the row of its parent call, else the last row starting before it (-1: before all). */
+function anchorOf(main: Block, parentCall: string | undefined, start: number): number {
+  const source = parentCall ? main.entries.find((e) => e.message.blocks.some((b) => b.kind === 'tool_call' && b.id === parentCall))?.message.source : undefined;
+  const row = source ? main.rows.findIndex((r) => r.kind === 'message' && r.range === source) : -1;
+  if (row >= 0) return row;
+  let at = -1;
+  main.rows.forEach((r, i) => {
+    if (rowStart(r) >= 0 && rowStart(r) <= start) at = i;
+  });
+  return at;
+}
+
+/** The rows of the pieces in order, each block's pairs linked within it, each thread linked to the call that started it. */
+function linked(order: readonly Piece[], parentCalls: ReadonlyMap<number, string> = new Map()): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  const messageRows = new Map<Block, number[]>();
+  for (const piece of order) {
+    const list = messageRows.get(piece.block) ?? [];
+    messageRows.set(piece.block, list);
+    for (const row of piece.rows) {
+      if (row.kind === 'message') list.push(rows.length);
+      rows.push(row);
+    }
+  }
+  for (const [block, list] of messageRows) linkTools(rows, block, list);
+  linkThreads(rows, parentCalls);
+  return rows;
+}
+
+/** A thread's header links to the main row of the call that started it, and that call to the header. */
+function linkThreads(rows: TimelineRow[], parentCalls: ReadonlyMap<number, string>): void {
+  rows.forEach((header, at) => {
+    const id = header.kind === 'thread' ? parentCalls.get(header.thread) : undefined;
+    if (header.kind !== 'thread' || id === undefined) return;
+    const callRow = rows.findIndex((r) => r.kind === 'message' && r.thread === undefined && r.tools.some((t) => t.role === 'call' && t.id === id));
+    const caller = rows[callRow];
+    if (caller?.kind !== 'message') return;
+    rows[at] = { ...header, parentRow: callRow };
+    rows[callRow] = { ...caller, tools: caller.tools.map((t) => (t.role === 'call' && t.id === id ? { ...t, threadRow: at } : t)) };
+  });
 }
 
 function emptySummary(report: Report): NonNullable<Report['session']> {
@@ -119,42 +227,43 @@ function mergeByStart(messages: TimelineRow[], steps: TimelineRow[]): TimelineRo
   return out;
 }
 
-/** Fills each message row's tools, with pair states and partner rows over the whole timeline. */
-function linkTools(rows: TimelineRow[], entries: readonly Entry[], final: ContextWindow | undefined): void {
+/** Fills the message rows of one conversation with its tools, pair states and partner rows (`rowOfMessage`: its entries' rows). */
+function linkTools(rows: TimelineRow[], block: Block, rowOfMessage: readonly number[]): void {
+  const { entries, final } = block;
   const window: ContextWindow = { format: final?.format ?? 'native', tools: [], messages: entries.map((e) => e.message), boundary: entries.length, live: final?.live ?? false };
   const pairs = toolPairs(window);
   const states = pairStates(window, pairs);
-  const rowOfMessage: number[] = [];
-  rows.forEach((row, i) => row.kind === 'message' && rowOfMessage.push(i));
-  const tools: RowTool[][] = rows.map(() => []);
+  const tools = new Map<number, RowTool[]>();
+  const push = (row: number, tool: RowTool) => (tools.get(row) ?? tools.set(row, []).get(row)!).push(tool);
   for (const [key, pair] of pairs) {
     const state = states.get(key) ?? 'paired';
     const callRow = pair.call ? rowOfMessage[pair.call.message] : undefined;
     const resultRow = pair.results[0] ? rowOfMessage[pair.results[0].message] : undefined;
     if (pair.call && callRow !== undefined) {
       const input = textOf(pair.call.value.input);
-      tools[callRow]!.push({ role: 'call', id: pair.id, name: pair.call.value.name, text: cap(input, TOOL_CAP), size: input.length, state, ...(resultRow !== undefined && { partner: resultRow }) });
+      push(callRow, { role: 'call', id: pair.id, name: pair.call.value.name, text: cap(input, TOOL_CAP), size: input.length, state, ...(resultRow !== undefined && { partner: resultRow }) });
     }
     for (const result of pair.results) {
       const row = rowOfMessage[result.message];
       if (row === undefined) continue;
       const content = textOf(result.value.content);
       const name = pair.call?.value.name ?? result.value.name ?? '';
-      tools[row]!.push({ role: 'result', id: pair.id, name, text: cap(content, TOOL_CAP), size: content.length, state, ...(callRow !== undefined && { partner: callRow }), ...(result.value.isError && { isError: true }) });
+      push(row, { role: 'result', id: pair.id, name, text: cap(content, TOOL_CAP), size: content.length, state, ...(callRow !== undefined && { partner: callRow }), ...(result.value.isError && { isError: true }) });
     }
   }
-  rows.forEach((row, i) => {
-    if (row.kind === 'message' && tools[i]!.length > 0) rows[i] = { ...row, tools: tools[i]! };
-  });
+  for (const [i, list] of tools) {
+    const row = rows[i];
+    if (row?.kind === 'message') rows[i] = { ...row, tools: list };
+  }
 }
 
-/** Each window-level finding at the last row starting at or before it. */
+/** Each window-level finding at the row starting closest before it (the last such row on a tie). */
 function placeFindings(rows: TimelineRow[], findings: readonly Finding[]): void {
   const starts = rows.map(rowStart);
   const extra: RowFinding[][] = rows.map(() => []);
   for (const f of findings) {
     let at = -1;
-    for (let i = 0; i < starts.length; i++) if (starts[i]! >= 0 && starts[i]! <= f.range.start) at = i;
+    for (let i = 0; i < starts.length; i++) if (starts[i]! >= 0 && starts[i]! <= f.range.start && (at < 0 || starts[i]! >= starts[at]!)) at = i;
     extra[Math.max(0, at)]?.push(rowFinding(f));
   }
   rows.forEach((row, i) => {

@@ -53,14 +53,11 @@ class SessionState {
   private readonly groups = new Map<string, Unit>();
   private readonly results = new Map<Unit, Unit>();
   private boundary: CcRecord | undefined;
-  private readonly includeSidechains: boolean;
 
-  constructor(private readonly records: readonly CcRecord[]) {
-    this.includeSidechains = !records.some((r) => r.kind === 'message' && !r.sidechain);
-  }
+  /** `records`: one conversation's lines (the main one, or one side-chain: see side-chains.ts). */
+  constructor(private readonly records: readonly CcRecord[]) {}
 
   add(record: CcRecord, onRewind: (rewind: Rewind) => void): void {
-    if (record.sidechain && !this.includeSidechains) return;
     if (record.kind === 'boundary') {
       this.boundary = record;
       if (record.uuid) this.effective.set(record.uuid, undefined);

@@ -1,0 +1,121 @@
+/**
+ * The conversations (threads) of one file, as its adapter tags its windows
+ * (`ThreadInfo`): the last window of each is that thread's current state. A
+ * check keeps it to count every thread's messages and pairs, and (for the
+ * session view) to show each thread's conversation on its own.
+ *
+ * Bounded: the last windows of at most `MAX_KEPT` threads are held; a thread
+ * not continued for longer is reduced to its counts (a hostile log cannot pin
+ * one window per request).
+ */
+import type { ContextWindow } from './model';
+import { pairCounts, turnsOf, type PairCounts } from './session';
+import type { ThreadInfo } from './transcript';
+import { threadKey, type UsageRecord } from './usage';
+
+export const MAX_KEPT = 64;
+
+const MAIN: ThreadInfo = { id: 1, kind: 'main', label: 'main' };
+
+/** A thread at the end of a check: who it is, and its last window's counts. */
+export interface ThreadSummary extends ThreadInfo {
+  readonly messages: number;
+  /** User messages that say something (not only tool results). */
+  readonly turns: number;
+  readonly pairs: PairCounts;
+}
+
+/** A thread's last window (kept when the check keeps rewrites). */
+export interface ThreadWindow {
+  readonly thread: ThreadInfo;
+  readonly window: ContextWindow;
+}
+
+type Counts = Pick<ThreadSummary, 'messages' | 'turns' | 'pairs'>;
+
+interface Entry {
+  readonly info: ThreadInfo;
+  window?: ContextWindow;
+  counts?: Counts;
+}
+
+export class ThreadTally {
+  /** Every thread, by id. */
+  private readonly entries = new Map<number, Entry>();
+  /** The threads whose last window is held, least recently seen first. */
+  private readonly held = new Map<number, Entry>();
+  /** Where each tagged window starts in the file, with its thread (to thread the usage read from lines). */
+  private readonly starts: { readonly at: number; readonly thread: number }[] = [];
+
+  see(window: ContextWindow, thread: ThreadInfo | undefined): void {
+    const info = thread ?? MAIN;
+    let entry = this.entries.get(info.id);
+    if (!entry) this.entries.set(info.id, (entry = { info }));
+    entry.window = window;
+    entry.counts = undefined;
+    this.held.delete(info.id);
+    this.held.set(info.id, entry);
+    if (thread && window.source && this.starts.length < 100_000) this.starts.push({ at: window.source.start, thread: thread.id });
+    if (this.held.size > MAX_KEPT) this.reduceOldest();
+  }
+
+  /** An independent copy (a followed file's report is finished on a fork, the check goes on). */
+  fork(): ThreadTally {
+    const copy = new ThreadTally();
+    for (const [id, entry] of this.entries) copy.entries.set(id, { ...entry });
+    for (const id of this.held.keys()) copy.held.set(id, copy.entries.get(id)!);
+    copy.starts.push(...this.starts);
+    return copy;
+  }
+
+  /** More than one thread: the file has conversations worth telling apart. */
+  get threaded(): boolean {
+    return this.entries.size > 1;
+  }
+
+  /** The last window of every thread still held, in thread order. */
+  windows(): ThreadWindow[] {
+    return this.sorted().flatMap((e) => (e.window ? [{ thread: e.info, window: e.window }] : []));
+  }
+
+  summaries(): ThreadSummary[] {
+    return this.sorted().map((e) => ({ ...e.info, ...(e.counts ?? countsOf(e.window)) }));
+  }
+
+  /** Usage read from a line tagged 'main' that holds a window of another thread belongs to that thread. */
+  threadUsage(usage: readonly UsageRecord[]): UsageRecord[] {
+    if (this.starts.length === 0) return [...usage];
+    const starts = [...this.starts].sort((a, b) => a.at - b.at);
+    return usage.map((record) => {
+      if (record.thread !== 'main') return record;
+      const start = starts[firstAtOrAfter(starts, record.offset)];
+      return start && start.at < record.end ? { ...record, thread: threadKey(start.thread) } : record;
+    });
+  }
+
+  private sorted(): Entry[] {
+    return [...this.entries.values()].sort((a, b) => a.info.id - b.info.id);
+  }
+
+  private reduceOldest(): void {
+    const [id, entry] = this.held.entries().next().value as [number, Entry];
+    this.held.delete(id);
+    entry.counts = countsOf(entry.window);
+    entry.window = undefined;
+  }
+}
+
+function firstAtOrAfter(starts: readonly { readonly at: number }[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]!.at < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function countsOf(window: ContextWindow | undefined): Counts {
+  return { messages: window?.messages.length ?? 0, turns: window ? turnsOf(window) : 0, pairs: pairCounts(window) };
+}
