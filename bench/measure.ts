@@ -6,6 +6,7 @@
  *   node --import tsx bench/measure.ts read   FILE   read the lines only
  *   node --import tsx bench/measure.ts check  FILE   checkTranscript (tokens off)
  *   node --import tsx --expose-gc bench/measure.ts memory FILE
+ *   node --import tsx bench/measure.ts rss    FILE   checkTranscript (tokens off), peak RSS only
  *   node --import tsx bench/measure.ts guard
  */
 import * as fs from 'node:fs';
@@ -88,6 +89,20 @@ function measureMemory(file: string): Output {
   return { peakHeap, largestLine, peakRssGrowth: maxRssBytes - baseRss, steps: report.steps.length };
 }
 
+/**
+ * Peak RSS of a plain check (no GC forced, no sampling: what a CLI run needs),
+ * in total and over the RSS just before it, with the report's counts.
+ */
+function measureRss(file: string): Output {
+  const baseRss = process.memoryUsage().rss;
+  const start = performance.now();
+  const report = checkTranscript(inputFromFile(file), { tokens: false });
+  const ms = performance.now() - start;
+  const peakRss = process.resourceUsage().maxRSS * 1024;
+  const omitted = Object.values(report.omitted ?? {}).reduce((n, k) => n + k, 0);
+  return { ms, peakRss, peakRssGrowth: peakRss - baseRss, findings: report.findings.length, omitted, stopped: report.stopped?.reason ?? null };
+}
+
 /** Median CPU time of `runs` calls, after `warmup` calls. */
 function medianMs(fn: () => unknown, runs: number, warmup = 2): number {
   for (let i = 0; i < warmup; i++) fn();
@@ -150,6 +165,7 @@ function run(mode: string | undefined, file: string | undefined): Output {
   if (mode === 'parse') return timeRead(file, true);
   if (mode === 'check') return timeCheck(file);
   if (mode === 'memory') return measureMemory(file);
+  if (mode === 'rss') return measureRss(file);
   throw new Error(`unknown mode ${mode}`);
 }
 

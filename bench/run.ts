@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     return;
   }
   const log = ensureLog(FULL_LOG);
-  const entries = [...requestLogResults(log), ...guardResults(), ...liveResults(), ...hostileResults()];
+  const entries = [...requestLogResults(log), ...guardResults(), ...liveResults(), ...hostileResults(process.argv.includes('--quick'))];
   removeResults(OWN_PREFIXES);
   addResult(entries);
   if (!process.argv.includes('--engine-only')) await inspectorResults();
