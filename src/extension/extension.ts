@@ -10,6 +10,7 @@ import { Checker } from './checker';
 import { TranscriptCodeActions } from './codeActions';
 import { INSPECT_STEP_COMMAND, StepCodeLenses } from './codeLens';
 import { compareWith, compareWithHead } from './compare';
+import { LensLimit } from './lens-limit';
 import type { Ctx } from './ctx';
 import { DiagnosticsManager } from './diagnostics';
 import { exportReport } from './export';
@@ -34,6 +35,8 @@ export interface PrefixLensApi {
   readonly sessionViews: SessionEditors;
   /** Warnings shown for new aborting steps. */
   readonly abortNotifier: AbortNotifier;
+  /** The status item for a transcript over VS Code's CodeLens limit. */
+  readonly lensLimit: LensLimit;
 }
 
 type Command = (...args: never[]) => unknown;
@@ -84,9 +87,10 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const compareDiagnostics = vscode.languages.createDiagnosticCollection('prefixLens.compare');
   const inspector = registerInspector(context, sessions);
   const ctx: Ctx = { extension: context, sessions, rulesDoc, log, compareDiagnostics, inspector };
-  const tree = new RewritesTree(sessions);
+  const lensLimit = new LensLimit(sessions);
+  const tree = new RewritesTree(sessions, lensLimit);
   const lenses = new StepCodeLenses(sessions);
-  context.subscriptions.push(log, checker, sessions, diagnostics, compareDiagnostics, tree, lenses, new SessionStatus(sessions));
+  context.subscriptions.push(log, checker, sessions, diagnostics, compareDiagnostics, lensLimit, tree, lenses, new SessionStatus(sessions));
 
   for (const [id, factory] of Object.entries(COMMANDS)) {
     context.subscriptions.push(vscode.commands.registerCommand(id, factory(ctx)));
@@ -102,7 +106,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   context.subscriptions.push(abortNotifier);
   sessions.start();
   log.info('Prefix Lens activated');
-  return { sessions, tree, checker, inspector, sessionViews, abortNotifier };
+  return { sessions, tree, checker, inspector, sessionViews, abortNotifier, lensLimit };
 }
 
 export function deactivate(): void {

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { statusText } from '../shared/session-text';
 import { OPEN_SESSION_VIEW_COMMAND } from './session-view/editor';
+import type { LensLimit } from './lens-limit';
 import type { Session, Sessions } from './sessions';
 import { pairStates, shownThread, toolPairs, type Decision, type Finding, type PairState, type Severity, type StepReport, type ToolPair } from './engine';
 
@@ -69,7 +70,10 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
   /** The active session's selection changes, which the view follows. */
   private selection: vscode.Disposable | undefined;
 
-  constructor(private readonly sessions: Sessions) {
+  constructor(
+    private readonly sessions: Sessions,
+    private readonly lensLimit: LensLimit,
+  ) {
     this.view = vscode.window.createTreeView('prefixLens.rewrites', { treeDataProvider: this, showCollapseAll: true });
     this.subscriptions = [
       this.view,
@@ -92,8 +96,9 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
     return this.problemsOnly;
   }
 
-  /** Redraws, then keeps the active session's selected step in view. */
+  /** Redraws (saying so when the file is over VS Code's CodeLens limit), then keeps the active session's selected step in view. */
   private refresh(): void {
+    this.view.message = this.lensLimit.notice(this.sessions.active());
     this.changed.fire(undefined);
     this.revealSelected();
   }
