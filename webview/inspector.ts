@@ -78,8 +78,12 @@ class Inspector {
     this.post({ type: 'ready', protocol: PROTOCOL_VERSION, ...(this.state.step ? { restoredStep: this.state.step } : {}) });
   }
 
-  /** The panel's keys work as soon as it is shown: focus lands inside it, not on nothing. */
+  /**
+   * When VS Code gives the panel focus, focus lands inside it (not on nothing), so its keys work at
+   * once. It never takes focus VS Code did not give: the user may be typing in the transcript.
+   */
   private takeFocus(): void {
+    if (!document.hasFocus()) return;
     const active = document.activeElement;
     if (!active || active === document.body || active === document.documentElement) this.root.focus({ preventScroll: true });
   }

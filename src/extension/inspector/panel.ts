@@ -102,10 +102,12 @@ class InspectorHost implements vscode.Disposable {
     const target = commandTarget(args);
     const uri = target.uri ?? activeTabUri();
     const session = uri ? this.sessions.get(uri) : this.sessions.active();
+    // Opened on request (command, CodeLens, Compare with…): the panel takes focus, so its keys act in it and
+    // never type into the transcript. Following the active transcript (`follow`) never moves focus.
     if (!this.panel) {
-      const column = { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true };
+      const column = { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false };
       this.adopt(vscode.window.createWebviewPanel(VIEW_TYPE, 'Prefix Lens Inspector', column, webviewOptions(this.context)));
-    } else this.panel.reveal(undefined, true);
+    } else this.panel.reveal(undefined, false);
     if (session) this.follow(session);
     else if (uri) this.showUnreadable(uri);
     if (session && target.step !== undefined) session.selectStep(target.step);

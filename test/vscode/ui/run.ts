@@ -5,8 +5,8 @@
  * Run: `node --import tsx test/vscode/ui/run.ts` (part of `npm run test:vscode`).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { launchChromium, newWorkbenchPage } from '../../../scripts/vscode/browser';
@@ -117,4 +117,86 @@ test('"Prefix Lens: Open Session View" shows a real Claude Code session as a tim
   await frame.locator('.sv-row[data-kind="step"]').first().click();
   await page.waitForTimeout(3000);
   await shot('session-view.png');
+});
+
+/** Opens `file` in a fresh workbench (its folder as the workspace), past the large-file question, and waits for its text. */
+async function openWorkbench(file: string, text: string): Promise<void> {
+  await page.goto(workbenchUrl(server!, { folder: dirname(file), extensionDevelopmentPath: [REPO_ROOT], openFile: file }), { waitUntil: 'commit', timeout: 180_000 });
+  const shown = page.locator('.monaco-editor .view-lines', { hasText: text }).first();
+  // Remote workbenches ask before opening a file over 10 MB (workbench.editorLargeFileConfirmation).
+  const anyway = page.getByText('Open Anyway', { exact: true }).first();
+  await shown.or(anyway).first().waitFor();
+  if (await anyway.isVisible()) await anyway.click();
+  await shown.waitFor();
+}
+
+/** A private copy of the three-step fixture in its own folder (keys may be typed at it). */
+function threeSteps(folder: string): { file: string; original: string } {
+  const file = join(OUT, folder, 'three-steps.trace.jsonl');
+  mkdirSync(dirname(file), { recursive: true });
+  copyFileSync(join(REPO_ROOT, 'test', 'fixtures', 'vscode', 'three-steps.trace.jsonl'), file);
+  return { file, original: readFileSync(file, 'utf8') };
+}
+
+/** Where the workbench's keyboard focus is: the transcript's text editor, a webview, or elsewhere. */
+const workbenchFocus = () =>
+  page.evaluate(() => {
+    const active = document.activeElement;
+    if (active?.closest('.monaco-editor')) return 'text editor';
+    return active?.tagName === 'IFRAME' && active.classList.contains('webview') ? 'webview' : `${active?.tagName}`;
+  });
+
+test('"Open Inspector" gives the panel focus at once: ] [ n step in it and never type into the transcript', async () => {
+  const { file, original } = threeSteps('keys');
+  await openWorkbench(file, 'prefix-lens/trace');
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await runCommand('Prefix Lens: Open Inspector');
+  await page.locator('.tab', { hasText: 'Inspector: three-steps' }).first().waitFor();
+  // Typed as soon as the panel's tab is there, before its page has loaded: the keys must not reach the transcript.
+  await page.keyboard.press(']');
+  const { frame } = await webviewText('DEFER');
+  const step = (n: number) => frame.waitForFunction((want) => document.body.dataset.ready === 'true' && document.body.dataset.step === want, String(n));
+  await step(2);
+  assert.equal(await workbenchFocus(), 'webview');
+  await page.keyboard.press(']');
+  await step(3);
+  await page.keyboard.press('[');
+  await step(2);
+  await page.keyboard.press('n');
+  await step(3);
+  assert.equal(await page.locator('.tab.dirty').count(), 0, 'no editor was edited');
+  assert.equal(readFileSync(file, 'utf8'), original, 'the transcript on disk is as it was');
+  await shot('inspector-keys.png');
+});
+
+test('the inspector never takes focus it was not given: back in the transcript, keys stay there', async () => {
+  const { file } = threeSteps('no-steal');
+  await openWorkbench(file, 'prefix-lens/trace');
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await runCommand('Prefix Lens: Open Inspector');
+  await page.locator('.tab', { hasText: 'Inspector: three-steps' }).first().waitFor();
+  // The user goes back to the transcript before the panel's page has loaded.
+  await page.locator('.monaco-editor .view-lines', { hasText: 'prefix-lens/trace' }).first().click();
+  const { frame } = await webviewText('DEFER');
+  await frame.waitForFunction(() => document.body.dataset.ready === 'true');
+  await page.waitForTimeout(1000);
+  assert.equal(await workbenchFocus(), 'text editor', 'the transcript keeps the focus');
+});
+
+test('over 20 MB VS Code shows no CodeLens: a status item says so; under it the lenses show', async () => {
+  const fixture = readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'vscode', 'three-steps.trace.jsonl'), 'utf8');
+  const padding = (mb: number) => `${' '.repeat(1023)}\n`.repeat(mb * 1024);
+  const over = join(OUT, 'large', 'over-20mb.trace.jsonl');
+  const under = join(OUT, 'large', 'under-20mb.trace.jsonl');
+  mkdirSync(dirname(over), { recursive: true });
+  writeFileSync(over, fixture + padding(21));
+  writeFileSync(under, fixture + padding(19));
+  await openWorkbench(over, 'prefix-lens/trace');
+  await page.locator('.squiggly-error').first().waitFor();
+  await page.locator('.statusbar-item', { hasText: 'No CodeLens: 3 steps in Rewrites' }).first().waitFor();
+  assert.equal(await page.locator('.codelens-decoration').count(), 0, 'VS Code gives this file no CodeLens');
+  await shot('codelens-limit.png');
+  await openWorkbench(under, 'prefix-lens/trace');
+  await page.locator('.codelens-decoration', { hasText: 'Step 1/3 · PATCH' }).first().waitFor();
+  assert.equal(await page.locator('.statusbar-item', { hasText: 'No CodeLens' }).count(), 0, 'no status item under the limit');
 });
