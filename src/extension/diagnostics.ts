@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { Session, Sessions } from './sessions';
 import { readSettings, REPUBLISH_KEYS, type SeverityOverride } from './settings';
-import { type Finding, relatedLocations, type Report, type RuleId, type Severity } from './engine';
+import { type Finding, relatedLocations, type Report, type RuleId, type Severity, shownThread } from './engine';
 
 const SEVERITY: Readonly<Record<Severity | Exclude<SeverityOverride, 'off'>, vscode.DiagnosticSeverity>> = {
   error: vscode.DiagnosticSeverity.Error,
@@ -39,6 +39,13 @@ export function toDiagnostics(
   return out;
 }
 
+/** " (thread 2)" when the step's file holds more than one conversation, as the CodeLens and the Rewrites view say it. */
+function threadOf(report: Report, index: number): string {
+  const step = report.steps.find((s) => s.index === index);
+  const thread = step ? shownThread(report.steps, step) : undefined;
+  return thread === undefined ? '' : ` (thread ${thread})`;
+}
+
 function toDiagnostic(
   finding: Finding,
   report: Report,
@@ -46,7 +53,7 @@ function toDiagnostic(
   severity: Exclude<SeverityOverride, 'off'>,
   rulesDoc: vscode.Uri,
 ): vscode.Diagnostic {
-  const prefix = finding.step !== undefined ? `Step ${finding.step}: ` : '';
+  const prefix = finding.step !== undefined ? `Step ${finding.step}${threadOf(report, finding.step)}: ` : '';
   const diagnostic = new vscode.Diagnostic(session.range(finding.range), prefix + finding.message, SEVERITY[severity]);
   diagnostic.source = DIAGNOSTIC_SOURCE;
   diagnostic.code = { value: finding.rule, target: ruleDocUri(rulesDoc, finding.rule) };

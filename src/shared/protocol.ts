@@ -87,6 +87,8 @@ export interface StepSummary {
   readonly applied: boolean;
   readonly rules: readonly RuleId[];
   readonly cacheImpact: CacheImpactView;
+  /** The conversation of a request log the step belongs to (1-based), only when the file holds more than one. */
+  readonly thread?: number;
 }
 
 /** The planned whole-pair compaction of an aborting step. */

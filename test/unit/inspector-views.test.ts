@@ -198,3 +198,13 @@ test('a clean file with no step: the transcript view lists its tool pairs for th
   assert.equal(pairs.filter((s) => s.role === 'result').length, 6);
   assert.ok(pairs.every((s) => s.state === 'paired'));
 });
+
+test('a request log holding several conversations: each step carries its thread; a single-conversation file carries none', () => {
+  const file = join(__dirname, '..', 'fixtures', 'providers', 'anthropic-log-interleaved-edited.jsonl');
+  const report = checkTranscript({ file, text: readFileSync(file, 'utf8') }, { keepRewrites: true, tokens: false });
+  const view = transcriptView(report, undefined, engine);
+  assert.deepEqual(view.steps.map((s) => [s.index, s.thread, s.decision]), [[1, 1, 'patch'], [2, 2, 'defer'], [3, 1, 'patch'], [4, 1, 'patch']]);
+  assert.equal(view.detail?.step.thread, 2, 'the first non-patch step is shown with its thread');
+  const single = transcriptView(incidentReport(), 1, engine);
+  assert.ok(single.steps.every((s) => !('thread' in s)));
+});

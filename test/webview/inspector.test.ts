@@ -277,3 +277,18 @@ for (const theme of ['light', 'dark'] as const) {
     await page.context().close();
   });
 }
+
+test('a request log holding several conversations: the banner and the timeline name the thread of each step', async () => {
+  const file = join(ROOT, 'test', 'fixtures', 'providers', 'anthropic-log-interleaved-edited.jsonl');
+  const source = readFileSync(file, 'utf8');
+  const report = checkTranscript({ file, text: source }, { keepRewrites: true, tokens: false });
+  const { page, errors } = await openInspector(harness, fixtureOf(report, 'light', ENGINE, undefined, source));
+  assert.equal(await page.evaluate(() => document.body.dataset.step), '2', 'opens on the first non-patch step');
+  assert.match((await page.locator('.pl-banner .pl-step').textContent()) ?? '', /^Step 2 of 4 \(thread 2\)$/);
+  assert.deepEqual(
+    await page.locator('.pl-tick').evaluateAll((ticks) => ticks.map((t) => t.getAttribute('title'))),
+    ['Step 1 (thread 1): PATCH · request', 'Step 2 (thread 2): DEFER · request · prefix-mutated', 'Step 3 (thread 1): PATCH · request', 'Step 4 (thread 1): PATCH · request'],
+  );
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

@@ -17,7 +17,7 @@ import type {
   StepSummary,
 } from '../../shared/protocol';
 import { PROTOCOL_VERSION } from '../../shared/protocol';
-import { type ContextWindow, type Finding, type FixPlan, LineIndex, pairKey, pairStates, type PairState, type RenderedWindow, type Report, type Rewrite, type StepReport } from '../engine';
+import { type ContextWindow, type Finding, type FixPlan, LineIndex, pairKey, pairStates, type PairState, type RenderedWindow, type Report, type Rewrite, shownThread, type StepReport } from '../engine';
 import { partitionPoint } from '../../shared/search';
 
 /** The engine functions the views need (from `src/core`). */
@@ -150,7 +150,9 @@ export function findingView(f: Finding, lines: LineIndex): FindingView {
   };
 }
 
-export function stepSummary(step: StepReport): StepSummary {
+/** A step as the webview shows it; `steps` (the report's) tell whether its thread is shown. */
+export function stepSummary(step: StepReport, steps: readonly StepReport[]): StepSummary {
+  const thread = shownThread(steps, step);
   return {
     index: step.index,
     decision: step.decision,
@@ -162,6 +164,7 @@ export function stepSummary(step: StepReport): StepSummary {
       consumedTokens: step.cacheImpact.consumedTokens,
       invalidatedTokens: step.cacheImpact.invalidatedTokens,
     },
+    ...(thread === undefined ? {} : { thread }),
   };
 }
 
@@ -195,7 +198,7 @@ export function stepDetail(
   const empty: PaneText = { text: '', boundaryOffset: 0, boundaryMessages: 0, messageCount: 0, segments: [] };
   if (!step.rewrite) {
     const unavailable = 'The report kept no rewrite for this step (checked without keepRewrites).';
-    return { step: stepSummary(step), before: empty, after: empty, findings, unavailable };
+    return { step: stepSummary(step, report.steps), before: empty, after: empty, findings, unavailable };
   }
   const colours = new PairColours();
   const { pane: before, display } = renderPane(step.rewrite.before, engine, colours, step.boundary.tokens);
@@ -203,7 +206,7 @@ export function stepDetail(
   const fix = fixPreview(step, engine, colours, sourceText);
   const breakOffset = step.cacheImpact.breakOffset;
   return {
-    step: stepSummary(step),
+    step: stepSummary(step, report.steps),
     before,
     after,
     ...(breakOffset === undefined ? {} : { breakOffset: displayStart(display, breakOffset) }),
@@ -234,7 +237,7 @@ export function transcriptView(
     file: report.file,
     format: report.format,
     ...(report.tokenizer ? { tokenizer: `${report.tokenizer.encoding} (approximate)` } : {}),
-    steps: report.steps.map(stepSummary),
+    steps: report.steps.map((s) => stepSummary(s, report.steps)),
     windowFindings: windowLevel.slice(0, FINDINGS_CAP).map((f) => findingView(f, lines)),
     findingsTotal: windowLevel.length,
     ...(index === undefined ? {} : { selected: index }),

@@ -55,6 +55,16 @@ suite('diagnostics', () => {
     }
   });
 
+  test('a request log holding several conversations: a step finding names its thread, as the CodeLens does', async () => {
+    const { session } = await openTranscript(fixture('../providers/anthropic-log-interleaved-edited.jsonl'));
+    const ds = await waitFor('diagnostics', () => (diagnosticsOf(session.document.uri).length > 0 ? diagnosticsOf(session.document.uri) : undefined));
+    assert.deepEqual(
+      ds.map((d) => [codeOf(d).value, d.message]),
+      [['prefix-mutated', 'Step 2 (thread 2): The consumed assistant message at messages[1] was edited (block 1) after the model read it']],
+    );
+    assert.equal(ds[0]!.range.start.line, 3);
+  });
+
   test('a buried orphan in a native trace: the unanswered call id', async () => {
     const { session } = await openTranscript(example('buried-orphan.trace.jsonl'));
     const doc = session.document;
