@@ -208,3 +208,24 @@ describe('codex: large and MCP rollouts', () => {
     assert.equal(countBlocks(events.final, 'tool_call'), 3);
   });
 });
+
+describe('codex: ghost snapshots (the undo checkpoints Codex keeps and never sends)', () => {
+  it('are neither skipped records nor unknown parts, and not in the window, on their own line or in a replacement_history', () => {
+    const ghost = { type: 'ghost_snapshot', ghost_commit: { id: 'abc123', parent: null, preexisting_untracked_files: [], preexisting_untracked_dirs: [] } };
+    const user = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix the bug.' }] };
+    const answer = { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Fixed.' }] };
+    const text = [
+      line('session_meta', { id: 's', base_instructions: { text: 'Be brief.' } }),
+      line('response_item', ghost),
+      line('response_item', user),
+      line('response_item', answer),
+      line('compacted', { message: '', replacement_history: [user, { type: 'compaction', encrypted_content: 'x' }, ghost] }),
+      line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Thanks.' }] }),
+    ].join('');
+    const report = checkTranscript(inputFromText('rollout.jsonl', text), OPTIONS);
+    assert.ok(!report.findings.some((f) => f.rule === 'record-skipped'), JSON.stringify(report.findings));
+    assert.equal(report.steps.length, 1);
+    const final = readWith(codexAdapter, 'rollout.jsonl', text).final;
+    assert.deepEqual(final.messages.map((m) => m.blocks.map((b) => (b.kind === 'opaque' ? b.type : b.kind)).join()), ['text', 'text', 'compaction', 'text']);
+  });
+});

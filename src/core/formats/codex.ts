@@ -39,6 +39,9 @@ export const codexAdapter: FormatAdapter = {
   lineReader: () => new CodexLines(),
 };
 
+/** `response_item` payload types Codex keeps for itself and never sends to the model (`ghost_snapshot`: the undo checkpoint, kept across compactions). */
+const HARNESS_ITEMS: ReadonlySet<string> = new Set(['ghost_snapshot']);
+
 /** `response_item` payload types that are part of the model input. */
 const INPUT_ITEMS = new Set([
   'message',
@@ -80,7 +83,7 @@ class CodexLines implements LineReader {
       this.system ??= baseInstructions(payload);
     } else if (type === 'response_item') {
       if (INPUT_ITEMS.has(payloadType) && payload) this.messages.push(lineMessage(payload, line.range, line.line.index + 1));
-      else this.unseen.note(`of Codex response_item type "${payloadType || '?'}"`, line.range, line.line.index + 1);
+      else if (!HARNESS_ITEMS.has(payloadType)) this.unseen.note(`of Codex response_item type "${payloadType || '?'}"`, line.range, line.line.index + 1);
     } else if (type === 'compacted') {
       const before = codexWindow(this.system, this.messages);
       this.messages = replacement(payload, line.line.index + 1);
@@ -140,7 +143,10 @@ function withoutContainer(block: Block): Block {
 /** The new model input of a `compacted` line: its `replacement_history`, or the bare summary of older rollouts. */
 function replacement(payload: JsonNode | undefined, lineNumber: number): Message[] {
   const history = asArray(prop(payload, 'replacement_history'));
-  if (history) return history.items.map((item, i) => ({ ...readItem(item, history), place: `replacement_history[${i}] on line ${lineNumber}` }));
+  if (history) {
+    const sent = [...history.items.entries()].filter(([, item]) => !HARNESS_ITEMS.has(asString(prop(item, 'type'))?.value ?? ''));
+    return sent.map(([i, item]) => ({ ...readItem(item, history), place: `replacement_history[${i}] on line ${lineNumber}` }));
+  }
   const summary = asString(prop(payload, 'message'));
   if (!summary) return [];
   const source = rangeOf(summary);
