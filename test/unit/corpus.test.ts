@@ -108,6 +108,33 @@ describe('corpus: every file gets the verdict written down for it', () => {
   });
 });
 
+describe('corpus: sniffing picks the reader that sees the tool parts', () => {
+  /** The calls and results a reader sees in a file, over all its windows (each part once, by where it is and its id); -1 when it cannot read it. */
+  const toolParts = (adapter: (typeof ADAPTERS)[number], file: string): number => {
+    const seen = new Set<string>();
+    try {
+      for (const event of adapter.read(inputFromFile(file))) {
+        if (event.kind !== 'window') continue;
+        for (const block of event.window.messages.flatMap((m) => m.blocks)) {
+          if (block.kind === 'tool_call') seen.add(`call ${block.id} ${block.source?.start}`);
+          if (block.kind === 'tool_result') seen.add(`result ${block.callId} ${block.source?.start}`);
+        }
+      }
+    } catch {
+      return -1;
+    }
+    return seen.size;
+  };
+
+  for (const { file, format } of recognised) {
+    it(`${file}: no other reader sees more of its tool parts than ${format}`, () => {
+      const counts = ADAPTERS.map((a) => [a.id, toolParts(a, path.join(CORPUS, file))] as const);
+      const chosen = counts.find(([id]) => id === format)![1];
+      for (const [id, n] of counts) assert.ok(n <= chosen, `${id} sees ${n} tool parts, ${format} ${chosen}`);
+    });
+  }
+});
+
 describe('corpus: a file no format matches', () => {
   it('gets a one-line hint naming every format', () => {
     const hint = formatsHint();
