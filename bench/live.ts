@@ -9,7 +9,13 @@
  *   conversation growing by one exchange per request (every request judged as
  *   a step of its thread);
  * - the guard's own cost on those 10k-message requests (LiveGuard.judge +
- *   record in process), so `overhead - guard` is what the proxy adds;
+ *   record in process, replaying the same requests in the same order), and
+ *   the proxy's overhead against its target, 1 ms plus that cost: paired per
+ *   request (direct and proxied sends alternate which goes first), medians of
+ *   60 requests after warm-up, each request a new step of one conversation
+ *   (never a repeat, which would be judged as a new thread), a full GC before
+ *   each timed call; CPU time of the process (the machine is shared: wall
+ *   time is reported beside it);
  * - follow latency: a line appended to a file until `check --follow` prints its
  *   step, against the same append until a plain `fs.watch` on the file fires.
  */
@@ -39,18 +45,32 @@ async function upstreamServer(): Promise<{ url: string; close: () => void }> {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-/** One POST, in ms (keep-alive, as SDKs send). */
-function post(url: string, body: string): Promise<number> {
-  const start = process.hrtime.bigint();
+/** Wall and CPU time of one call, in ms (CPU: this process, all threads; the client, the proxy and the upstream all run here). */
+interface Took {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+function since(start: bigint, cpu: NodeJS.CpuUsage): Took {
+  const used = process.cpuUsage(cpu);
+  return { wall: Number(process.hrtime.bigint() - start) / 1e6, cpu: (used.user + used.system) / 1000 };
+}
+
+/** One POST (keep-alive, as SDKs send). */
+function post(url: string, body: string): Promise<Took> {
+  const [start, cpu] = [process.hrtime.bigint(), process.cpuUsage()];
   return new Promise((resolve, reject) => {
     const req = http.request(`${url}/v1/messages`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       res.resume();
-      res.on('end', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+      res.on('end', () => resolve(since(start, cpu)));
     });
     req.on('error', reject);
     req.end(body);
   });
 }
+
+/** A full collection before each timed call (run with --expose-gc): the 1.5 MB bodies' garbage is not timed in the next call. */
+const collect = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
@@ -66,32 +86,35 @@ function conversation(start: number, count: number): string[] {
   return bodies;
 }
 
-/** Alternating direct / proxied sends of the same bodies (two conversations, one per path), medians. */
-async function overhead(bodies: readonly string[], rounds: number): Promise<{ direct: number; proxied: number }> {
+/** Per request: sent straight to the upstream and through the proxy (alternating which goes first), in ms. */
+async function overhead(bodies: readonly string[], warmup: number): Promise<{ direct: Took[]; proxied: Took[] }> {
   const upstream = await upstreamServer();
   const proxy = await startProxy({ upstream: upstream.url });
-  const direct: number[] = [];
-  const proxied: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const body = bodies[i % bodies.length] as string;
-    direct.push(await post(upstream.url, body));
-    proxied.push(await post(proxy.url, body));
+  const direct: Took[] = [];
+  const proxied: Took[] = [];
+  for (const [i, body] of bodies.entries()) {
+    const send = (url: string) => (collect(), post(url, body));
+    if (i % 2 === 0) direct.push(await send(upstream.url));
+    proxied.push(await send(proxy.url));
+    if (i % 2 === 1) direct.push(await send(upstream.url));
   }
   await proxy.close();
   upstream.close();
-  return { direct: median(direct.slice(2)), proxied: median(proxied.slice(2)) };
+  return { direct: direct.slice(warmup), proxied: proxied.slice(warmup) };
 }
 
-function guardCost(bodies: readonly string[]): number {
+/** The guard's own cost per request: the same requests judged and recorded in process, as the proxy does. */
+function guardCost(bodies: readonly string[], warmup: number): Took[] {
   const guard = new LiveGuard();
-  const times: number[] = [];
+  const times: Took[] = [];
   for (const body of bodies) {
-    const start = process.hrtime.bigint();
+    collect();
+    const [start, cpu] = [process.hrtime.bigint(), process.cpuUsage()];
     const outcome = guard.judge('anthropic', body);
     if (outcome.kind === 'judged') guard.record(outcome.pending, 200, ANSWER, false);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    times.push(since(start, cpu));
   }
-  return median(times.slice(2));
+  return times.slice(warmup);
 }
 
 /** Append → `check --follow` prints the step, and append → a plain fs.watch fires; medians over a few appends. */
@@ -126,18 +149,25 @@ async function followLatency(): Promise<{ follow: number; watch: number }> {
   return { follow: median(follow), watch: median(watch) };
 }
 
+const WARMUP = 4;
+
 async function main(): Promise<void> {
-  const small = await overhead(conversation(4, 50), 200);
-  const big = conversation(10_000, 12);
-  const large = await overhead(big, 24);
-  const guard = guardCost(big);
+  const small = await overhead(conversation(4, 100 + WARMUP), WARMUP);
+  const big = conversation(10_000, 60 + WARMUP);
+  const large = await overhead(big, WARMUP);
+  const guard = guardCost(big, WARMUP);
   const follow = await followLatency();
+  const wall = (xs: readonly Took[]) => xs.map((x) => x.wall);
+  const cpu = (xs: readonly Took[]) => xs.map((x) => x.cpu);
+  const paired = (run: { direct: Took[]; proxied: Took[] }, of: (t: Took) => number) => run.proxied.map((p, i) => of(p) - of(run.direct[i] as Took));
+  const extraCpu = paired(large, (t) => t.cpu);
   const entries: BenchResult[] = [
-    result('live.proxy-small.request-time', small.proxied, 'ms', small.direct),
-    result('live.proxy-small.overhead', small.proxied - small.direct, 'ms', 1),
-    result('live.proxy-10k.request-time', large.proxied, 'ms', large.direct),
-    result('live.proxy-10k.guard-cost', guard, 'ms', large.direct),
-    result('live.proxy-10k.overhead-minus-guard', large.proxied - large.direct - guard, 'ms', 1),
+    result('live.proxy-small.request-time', median(wall(small.proxied)), 'ms', median(wall(small.direct))),
+    result('live.proxy-small.overhead-cpu', median(paired(small, (t) => t.cpu)), 'ms', 1),
+    result('live.proxy-10k.request-time', median(wall(large.proxied)), 'ms', median(wall(large.direct))),
+    result('live.proxy-10k.guard-cost-cpu', median(cpu(guard)), 'ms', median(cpu(large.direct))),
+    result('live.proxy-10k.overhead-cpu-vs-target', median(extraCpu), 'ms', 1 + median(cpu(guard))),
+    result('live.proxy-10k.overhead-wall-vs-target', median(paired(large, (t) => t.wall)), 'ms', 1 + median(wall(guard))),
     result('live.follow.append-to-output', follow.follow, 'ms', follow.watch),
   ];
   process.stdout.write(JSON.stringify(entries));

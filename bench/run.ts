@@ -9,7 +9,8 @@
  *
  * 3. The live paths (bench/live.ts): proxy overhead per request against calling
  *    the upstream directly, the guard's cost on 10k-message requests, follow
- *    latency. `--live-only` runs just these.
+ *    latency; following a growing file (bench/follow.ts): an append read on
+ *    its own against the full re-check. `--live-only` runs just these.
  * 4. The inspector webview (bench/webview.ts) and the session view
  *    (bench/session-view.ts), unless `--engine-only`.
  *
@@ -32,7 +33,7 @@ const TIMING_RUNS = 3;
 const TIMING_BUDGET_MS = 20_000;
 const MB = 1024 * 1024;
 /** The entries this benchmark owns in bench/results.json (stale ones are dropped on each run). */
-const OWN_PREFIXES = ['request-log.', 'guard-10k.', 'live.', 'hostile.'];
+const OWN_PREFIXES = ['request-log.', 'guard-10k.', 'live.', 'follow.', 'hostile.'];
 
 type Measured = Record<string, unknown>;
 
@@ -125,10 +126,13 @@ function guardResults(): BenchResult[] {
   });
 }
 
-/** The live paths' numbers (bench/live.ts, in a child process of its own). */
+/** The live paths' numbers (bench/live.ts, then bench/follow.ts, each in a child process of its own). */
 function liveResults(): BenchResult[] {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join('bench', 'live.ts')], { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * MB, stdio: ['ignore', 'pipe', 'inherit'] });
-  return JSON.parse(out) as BenchResult[];
+  return ['live.ts', 'follow.ts'].flatMap((script) => {
+    const args = ['--expose-gc', '--import', 'tsx', '--max-old-space-size=4096', path.join('bench', script)];
+    const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * MB, stdio: ['ignore', 'pipe', 'inherit'] });
+    return JSON.parse(out) as BenchResult[];
+  });
 }
 
 /** The inspector's numbers (bench/webview.ts, headless Chromium); skipped with a note when it cannot run here. */
@@ -149,9 +153,9 @@ async function inspectorResults(): Promise<void> {
 async function main(): Promise<void> {
   const started = Date.now();
   if (process.argv.includes('--live-only')) {
-    removeResults(['live.']);
+    removeResults(['live.', 'follow.']);
     addResult(liveResults());
-    process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('live.')))}\n`);
+    process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('live.') || e.name.startsWith('follow.')))}\n`);
     return;
   }
   const log = ensureLog(FULL_LOG);

@@ -18,7 +18,7 @@ import type { SourceLine, SourceRange } from '../text';
 import { readByLines, type FormatAdapter, type LineReader, type ThreadInfo, type TranscriptEvent } from '../transcript';
 import { RecordReader, type CcRecord, type ReadRecords } from './claude-code/records';
 import { splitSideChains } from './claude-code/side-chains';
-import { walkSession, type Rewind } from './claude-code/tree';
+import { walkSession, type MessageCache, type Rewind } from './claude-code/tree';
 import { consumedBoundary, findingEvent, lineMatches } from './common';
 
 export const claudeCodeAdapter: FormatAdapter = {
@@ -51,33 +51,36 @@ function hasGeminiParts(head: string): boolean {
 
 /** A session read line by line: each line parsed once, the tree walked at the end. */
 class ClaudeCodeLines implements LineReader {
-  constructor(private readonly records = new RecordReader()) {}
+  constructor(
+    private readonly records = new RecordReader(),
+    private readonly messages: MessageCache = new WeakMap(),
+  ) {}
 
   line(line: SourceLine): TranscriptEvent[] {
     return this.records.line(line).map(findingEvent);
   }
 
   end(): Iterable<TranscriptEvent> {
-    return walkEvents(this.records.end([]));
+    return walkEvents(this.records.end([]), this.messages);
   }
 
   fork(): LineReader {
-    return new ClaudeCodeLines(this.records.fork());
+    return new ClaudeCodeLines(this.records.fork(), this.messages);
   }
 }
 
-function* walkEvents({ records, findings }: ReadRecords): Generator<TranscriptEvent> {
+function* walkEvents({ records, findings }: ReadRecords, messages: MessageCache): Generator<TranscriptEvent> {
   for (const f of findings) yield findingEvent(f);
   const { main, sideChains } = splitSideChains(records);
-  yield* conversationEvents(main, undefined);
+  yield* conversationEvents(main, undefined, messages);
   // Each side-chain after the main conversation: its own context, steps and last window.
-  for (const chain of sideChains) yield* conversationEvents(chain.records, chain.thread);
+  for (const chain of sideChains) yield* conversationEvents(chain.records, chain.thread, messages);
 }
 
 /** The rewrites and the last window of one conversation (`thread`: a side-chain, or the main one). */
-function* conversationEvents(records: readonly CcRecord[], thread: ThreadInfo | undefined): Generator<TranscriptEvent> {
+function* conversationEvents(records: readonly CcRecord[], thread: ThreadInfo | undefined, messages: MessageCache): Generator<TranscriptEvent> {
   const rewinds: Rewind[] = [];
-  const final = walkSession(records, (rewind) => rewinds.push(rewind));
+  const final = walkSession(records, (rewind) => rewinds.push(rewind), messages);
   const tag = thread ? { thread } : {};
   for (const rewind of rewinds) {
     // The context before each rewrite is checked as a window too: pairing in history that is about to go.

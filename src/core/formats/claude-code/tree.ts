@@ -39,11 +39,18 @@ export interface Rewind {
   readonly left?: readonly Message[];
 }
 
+/**
+ * The messages built from line groups, by the group's first line: a followed
+ * session is walked again at each append, and its messages are not built
+ * again (nor read again by the checks, which know them by identity).
+ */
+export type MessageCache = WeakMap<CcRecord, { readonly last: CcRecord; readonly count: number; readonly elision: boolean; readonly message: Message }>;
+
 /** Walks the records in file order; calls `onRewind` at each rewrite, returns the final context. */
-export function walkSession(records: readonly CcRecord[], onRewind: (rewind: Rewind) => void): readonly Message[] {
-  const state = new SessionState(records);
+export function walkSession(records: readonly CcRecord[], onRewind: (rewind: Rewind) => void, cache: MessageCache = new WeakMap()): readonly Message[] {
+  const state = new SessionState(records, cache);
   for (const record of records) state.add(record, onRewind);
-  return state.leaf ? messagesOf(state.leaf) : [];
+  return state.leaf ? messagesOf(state.leaf, cache) : [];
 }
 
 class SessionState {
@@ -55,7 +62,10 @@ class SessionState {
   private boundary: CcRecord | undefined;
 
   /** `records`: one conversation's lines (the main one, or one side-chain: see side-chains.ts). */
-  constructor(private readonly records: readonly CcRecord[]) {}
+  constructor(
+    private readonly records: readonly CcRecord[],
+    private readonly cache: MessageCache,
+  ) {}
 
   add(record: CcRecord, onRewind: (rewind: Rewind) => void): void {
     if (record.kind === 'boundary') {
@@ -149,12 +159,12 @@ class SessionState {
       this.groups.clear();
       this.results.clear();
       const start = (boundary ?? record).range.start;
-      onRewind({ kind: 'compaction', before: previous ? messagesOf(previous) : [], after: messagesOf(unit), range: { start, end: record.range.end } });
+      onRewind({ kind: 'compaction', before: previous ? messagesOf(previous, this.cache) : [], after: messagesOf(unit, this.cache), range: { start, end: record.range.end } });
       return;
     }
     if (previous && unit.parent !== previous) {
       const fork = commonAncestor(previous, unit.parent);
-      onRewind({ kind: 'branch', before: fork ? messagesOf(fork) : [], after: messagesOf(unit), range: record.range, left: messagesOf(previous) });
+      onRewind({ kind: 'branch', before: fork ? messagesOf(fork, this.cache) : [], after: messagesOf(unit, this.cache), range: record.range, left: messagesOf(previous, this.cache) });
     }
   }
 
@@ -195,7 +205,7 @@ function outputOf(unit: Unit | undefined): Unit | undefined {
 }
 
 /** The messages of the path from the root to `leaf`, with preserved segments after their summary. */
-export function messagesOf(leaf: Unit): Message[] {
+export function messagesOf(leaf: Unit, cache: MessageCache = new WeakMap()): Message[] {
   const path: Unit[] = [];
   for (let u: Unit | undefined = leaf; u; u = u.parent) path.push(u);
   path.reverse();
@@ -207,7 +217,17 @@ export function messagesOf(leaf: Unit): Message[] {
       if (!lines.some((l) => onPath.has(l.uuid))) groups.push({ role: lines[0]?.role ?? 'user', lines, elision: false });
     }
   }
-  return mergeUsers(groups.map(toMessage));
+  return mergeUsers(groups.map((group) => cachedMessage(group, cache)));
+}
+
+function cachedMessage(group: { role: 'user' | 'assistant'; lines: readonly CcRecord[]; elision: boolean }, cache: MessageCache): Message {
+  const [first, last, count] = [group.lines[0], group.lines[group.lines.length - 1], group.lines.length];
+  if (!first || !last) return toMessage(group);
+  const known = cache.get(first);
+  if (known && known.last === last && known.count === count && known.elision === group.elision) return known.message;
+  const message = toMessage(group);
+  cache.set(first, { last, count, elision: group.elision, message });
+  return message;
 }
 
 function toMessage(group: { role: 'user' | 'assistant'; lines: readonly CcRecord[]; elision: boolean }): Message {

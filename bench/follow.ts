@@ -1,0 +1,159 @@
+/**
+ * Following a growing file (`npm run bench` runs this in a child process and
+ * merges the numbers into bench/results.json), each against the full re-check
+ * of the same text measured in the same run:
+ *
+ * - `follow.<format>.append`: CPU time to read one appended line and give the
+ *   report of the whole file (core Follower, as `check --follow` and the
+ *   editor's sessions use it), against `checkTranscript` of the whole text
+ *   (what a re-check cost before). Generated files of each growing format
+ *   (deterministic): an Anthropic request log, a Claude Code session, a Codex
+ *   rollout, a native trace, a few MB each.
+ * - `follow.on-disk.append-to-report`: wall time from an append on disk to the
+ *   updated report on the editor's path (a `fs.watch` fires, the text is read
+ *   as the editor reloads it, `DocumentFollower.check` of extension/engine.ts),
+ *   against the same with `checkRequest` (the full re-check) in place of the
+ *   follower, on the Claude Code session.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { checkTranscript } from '../src/core/check';
+import { Follower } from '../src/core/follow';
+import type { FormatId } from '../src/core/model';
+import { checkRequest, DocumentFollower, type TranscriptRequest } from '../src/extension/engine';
+import { result, type BenchResult } from './results';
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const cpuMs = (f: () => void) => {
+  const start = process.cpuUsage();
+  f();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+const filler = (i: number) => `Line ${i} of the file under review: ${'lorem ipsum dolor sit amet '.repeat(6)}`;
+
+/** A Claude Code session: a user turn, then tool calls and results, one record per line, chained by parentUuid. */
+function claudeCodeSession(records: number): string[] {
+  const lines: string[] = [];
+  let parent: string | null = null;
+  const base = { isSidechain: false, userType: 'external', cwd: '/work', sessionId: 'bench', version: '1.0.0' };
+  for (let i = 0; i < records; i++) {
+    const uuid = `u${i}`;
+    const timestamp = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+    const turn = Math.floor(i / 2);
+    const message =
+      i === 0
+        ? { role: 'user', content: 'Review the files under src/.' }
+        : i % 2 === 1
+          ? { id: `msg_${turn}`, type: 'message', role: 'assistant', model: 'claude-bench', content: [{ type: 'tool_use', id: `toolu_${turn}`, name: 'Read', input: { file_path: `/work/src/f${turn}.ts` } }], usage: { input_tokens: 10, cache_read_input_tokens: 1000 + i, output_tokens: 5 } }
+          : { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${turn - 1}`, content: filler(i) }] };
+    lines.push(line({ parentUuid: parent, ...base, type: message.role, message, uuid, timestamp }));
+    parent = uuid;
+  }
+  return lines;
+}
+
+/** A Codex rollout: the session meta, then a call and its output per turn. */
+function codexRollout(items: number): string[] {
+  const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+  const lines = [line({ timestamp: at(0), type: 'session_meta', payload: { id: 'bench', base_instructions: { text: 'You are a coding agent.' } } })];
+  lines.push(line({ timestamp: at(0), type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Review src/.' }] } }));
+  for (let i = 1; i < items; i++) {
+    const call = `call_${Math.ceil(i / 2)}`;
+    const payload = i % 2 === 1 ? { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['cat', `src/f${i}.ts`] }), call_id: call } : { type: 'function_call_output', call_id: call, output: filler(i) };
+    lines.push(line({ timestamp: at(i), type: 'response_item', payload }));
+  }
+  return lines;
+}
+
+/** A native trace: a window, then the agent's generate / append events. */
+function nativeTrace(events: number): string[] {
+  const lines = [line({ type: 'prefix-lens/trace', version: 1 }), line({ type: 'window', tools: [], messages: [{ role: 'user', content: 'Review src/.' }], boundary: 0 })];
+  for (let i = 0; i < events; i++) {
+    const id = `toolu_${i}`;
+    lines.push(line({ type: 'generate', messages: [{ role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { path: `src/f${i}.ts` } }] }] }));
+    lines.push(line({ type: 'append', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: filler(i) }] }] }));
+  }
+  return lines;
+}
+
+/** An Anthropic request log: each request repeats the history and adds the last answer and a user turn. */
+function requestLog(requests: number, start: number): string[] {
+  const messages: unknown[] = [];
+  for (let i = 0; i < start; i++) messages.push(i % 2 === 0 ? { role: 'user', content: filler(i) } : { role: 'assistant', content: [{ type: 'text', text: `Answer ${i}` }] });
+  const lines: string[] = [];
+  for (let i = 0; i < requests; i++) {
+    messages.push({ role: 'user', content: `Next question ${i}` });
+    const response = { id: `msg_${i}`, type: 'message', role: 'assistant', content: [{ type: 'text', text: `Answer to ${i}` }], usage: { input_tokens: 10, output_tokens: 5 } };
+    lines.push(line({ request: { model: 'claude-bench', max_tokens: 100, messages }, response }));
+    messages.push({ role: 'assistant', content: response.content });
+  }
+  return lines;
+}
+
+const FORMATS: readonly { readonly name: string; readonly file: string; readonly lines: () => string[] }[] = [
+  { name: 'anthropic', file: 'log.jsonl', lines: () => requestLog(160, 2000) },
+  { name: 'claude-code', file: 'session.jsonl', lines: () => claudeCodeSession(12_000) },
+  { name: 'codex', file: 'rollout.jsonl', lines: () => codexRollout(12_001) },
+  { name: 'native', file: 'agent.trace.jsonl', lines: () => nativeTrace(6_000) },
+];
+
+/** Appends timed one line each, after the file's first lines were read; the full check of the final text, timed a few times. */
+const APPENDS = 15;
+
+function formatResults(): BenchResult[] {
+  return FORMATS.flatMap(({ name, file, lines: make }) => {
+    const lines = make();
+    const head = lines.slice(0, -APPENDS).join('');
+    const options = { tokens: false as const, format: name as FormatId };
+    const follower = new Follower(file, options);
+    follower.append(head);
+    const appends = lines.slice(-APPENDS).map((l) => cpuMs(() => follower.append(l)));
+    const text = lines.join('');
+    const full = [0, 1, 2].map(() => cpuMs(() => checkTranscript({ file, text }, options)));
+    const report = checkTranscript({ file, text }, options);
+    const errors = report.findings.filter((f) => f.severity === 'error').length;
+    process.stderr.write(`follow ${name}: ${(text.length / 1e6).toFixed(1)} MB, ${lines.length} lines, ${report.steps.length} steps, ${errors} errors (expected 0)\n`);
+    return [result(`follow.${name}.append`, median(appends), 'ms', median(full))];
+  });
+}
+
+/** Append on disk → fs.watch → the text as the editor reloads it → the report, with the follower and with a full check. */
+async function onDisk(): Promise<BenchResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-bench-follow-'));
+  const file = path.join(dir, 'session.jsonl');
+  const lines = claudeCodeSession(12_000);
+  const request = (text: string): TranscriptRequest => ({ kind: 'transcript', file, text, tokens: 'o200k_base', limits: {} });
+  const follower = new DocumentFollower();
+  const paths = {
+    follow: (text: string, version: number) => follower.check(request(text), version, -1),
+    full: (text: string) => checkRequest(request(text)),
+  };
+  const times: Record<keyof typeof paths, number[]> = { follow: [], full: [] };
+  fs.writeFileSync(file, lines.slice(0, -2 * APPENDS).join(''));
+  follower.check(request(fs.readFileSync(file, 'utf8')), 0, -1);
+  for (let i = 0; i < 2 * APPENDS; i++) {
+    const which = i % 2 === 0 ? 'follow' : 'full';
+    const start = process.hrtime.bigint();
+    await new Promise<void>((resolve) => {
+      const watcher = fs.watch(file, () => {
+        watcher.close();
+        paths[which](fs.readFileSync(file, 'utf8'), i + 1);
+        resolve();
+      });
+      fs.appendFileSync(file, lines[lines.length - 2 * APPENDS + i] as string);
+    });
+    times[which].push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  return result('follow.on-disk.append-to-report', median(times.follow), 'ms', median(times.full));
+}
+
+async function main(): Promise<void> {
+  const entries = [...formatResults(), await onDisk()];
+  process.stdout.write(JSON.stringify(entries));
+}
+
+void main();
