@@ -32,7 +32,7 @@ export type {
   SessionSummary,
   ThreadWindow,
 } from '../core/index';
-export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES, toolPairs, CARRIED_FROM, renderJson } from '../core/index';
+export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES, toolPairs, CARRIED_FROM, renderJson, renderMessage } from '../core/index';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
 export { applyEdits } from '../core/fix/edits';
 export { toMarkdown } from '../core/report/markdown';

@@ -62,6 +62,31 @@ describe('session view snapshot', () => {
   });
 });
 
+describe('session view of requests: each request in its own order, each step before what its request added', () => {
+  it('a request log: the conversation once, every step just before the messages its request added', () => {
+    const view = viewOf('openai-chat/pydanticai_test_multiple_agent_tool_calls.requests.jsonl');
+    const kinds = view.rows.map((r) => (r.kind === 'message' ? r.role : r.kind));
+    assert.deepEqual(kinds, ['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'step', 'tool']);
+    const call = messages(view.rows)[5]!.tools[0]!;
+    assert.equal(view.rows[call.partner!]!.kind, 'message', 'pairs still link across the step');
+  });
+
+  it('an Inspect .eval: every message of the sample (its ranges are all empty, none is merged away), each model event before its tool result', () => {
+    const view = viewOf('inspect-ai/inspect_log_message_deduplication.eval');
+    const shown = messages(view.rows);
+    assert.equal(shown.length, 12);
+    assert.equal(view.rows.filter((r) => r.kind === 'step').length, 5);
+    view.rows.forEach((r, i) => {
+      if (r.kind === 'step') assert.equal(messages([view.rows[i + 1]!])[0]?.role, 'tool', 'a step is followed by the result its request added');
+    });
+  });
+
+  it("a request body is shown in the request's order: Anthropic's system first, though the JSON has it last", () => {
+    const view = viewOf('anthropic-messages/pydanticai_test_anthropic_compaction_round_trip.requests.jsonl');
+    assert.deepEqual(messages(view.rows).map((r) => r.role), ['system', 'user', 'assistant', 'user']);
+  });
+});
+
 describe('session view filters and keys', () => {
   const view = viewOf('claude-code/spotter_4d5611e5-241a-462a-8d15-5122611a9569.excerpt-L742-L790.jsonl');
   const all = visibleRows(view.rows, { problems: false });

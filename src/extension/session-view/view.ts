@@ -9,6 +9,7 @@
  * `vscode`): unit-tested directly.
  */
 import { CARRIED_FROM, pairStates, renderJson, toolPairs, type ContextWindow, type Finding, type JsonNode, type Message, type Report, type StepReport, type ThreadWindow } from '../engine';
+import { requestOrder } from './request-order';
 import { SESSION_PROTOCOL_VERSION, type RowFinding, type RowTool, type SessionView, type TimelineRow } from '../../shared/session-protocol';
 
 /** Characters of a message's text sent to the webview (the size badge says the rest). */
@@ -22,7 +23,11 @@ interface Entry {
   readonly at: number;
 }
 
-const keyOf = (message: Message): number | undefined => (message[CARRIED_FROM] ?? message).source?.start;
+/** Where a message first is in the file; an empty range is no place (inside a `.eval` every range is {0, 0}). */
+const keyOf = (message: Message): number | undefined => {
+  const source = (message[CARRIED_FROM] ?? message).source;
+  return source && source.end > source.start ? source.start : undefined;
+};
 
 /** A conversation's last window's messages and those its shrinking rewrites dropped, each once, in file order. */
 export function timelineMessages(final: ContextWindow | undefined, steps: readonly StepReport[]): Entry[] {
@@ -98,11 +103,24 @@ interface Block {
 }
 
 function blockOf(report: Report, final: ContextWindow | undefined, steps: readonly StepReport[], thread: number | undefined): Block {
+  if (final?.live === false || steps.some((s) => s.source === 'request')) return requestBlock(report, final, steps, thread);
   const entries = timelineMessages(final, steps);
   const rows = mergeByStart(
     entries.map((e) => messageRow(e, thread)),
     steps.map((s) => stepRow(s, report, thread)),
   );
+  return { rows, entries, final };
+}
+
+/** A request body or a log of requests: the last window in its own order, each step before the messages its request added (request-order.ts). */
+function requestBlock(report: Report, final: ContextWindow | undefined, steps: readonly StepReport[], thread: number | undefined): Block {
+  const entries: Entry[] = [];
+  const rows = requestOrder(final, steps).map((item) => {
+    if (item.kind === 'step') return stepRow(item.step, report, thread);
+    const entry = { message: item.message, dropped: item.dropped, at: entries.length };
+    entries.push(entry);
+    return messageRow(entry, thread);
+  });
   return { rows, entries, final };
 }
 
