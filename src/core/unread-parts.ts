@@ -6,7 +6,7 @@
  * not look clean. `check.ts` counts them over every window and says so once,
  * in an info finding with the count and the first location.
  */
-import { finding, type Finding } from './findings';
+import { finding, type Finding, type RelatedLocation } from './findings';
 import type { JsonNode, JsonObject } from './json/parse';
 import { CARRIED_FROM, type ContextWindow, type FormatId, type Message, type OpaqueBlock } from './model';
 import type { SourceRange } from './text';
@@ -161,29 +161,34 @@ function firstAt(range: SourceRange, lineOf: (offset: number) => number): string
   return range.end > range.start ? `first at line ${lineOf(range.start)}` : 'inside a compressed entry, no line to show';
 }
 
+/** At most this many further parts are listed as related locations (as `Unseen` does for records). */
+const MAX_RELATED = 20;
+
+/** The parts in file order: the first, and the next ones with a place of their own as related locations. */
+function inOrder<T extends { readonly range: SourceRange }>(parts: Iterable<T>, say: (part: T) => string): { first: T; related?: RelatedLocation[] } {
+  const sorted = [...parts].sort((a, b) => a.range.start - b.range.start);
+  const first = sorted[0]!;
+  const related = sorted.slice(1, 1 + MAX_RELATED).filter((p) => p.range.end > p.range.start).map((p) => ({ range: p.range, message: say(p) }));
+  return related.length > 0 ? { first, related } : { first };
+}
+
 /** The info findings for the parts a reader could not see (one per cause), or none; `lineOf` gives an offset's 1-based line. */
 export function unreadPartsFinding(unread: UnreadParts, readerLabel: string, lineOf: (offset: number) => number): Finding[] {
   const out: Finding[] = [];
-  const seen = unread.parts;
-  if (seen.size > 0) {
-    const first = [...seen.values()].reduce((a, b) => (b.start < a.start ? b : a));
-    const n = seen.size;
+  if (unread.parts.size > 0) {
+    const { first, related } = inOrder([...unread.parts.values()].map((range) => ({ range })), () => 'Also a tool call or result in a shape this reader does not read');
+    const n = unread.parts.size;
     const what = `${n} part${n === 1 ? ' holds' : 's hold'} a tool call or result in a shape the ${readerLabel} reader does not read`;
-    out.push(finding('record-skipped', first, `${what} (${firstAt(first, lineOf)}): ${n === 1 ? 'its' : 'their'} pairing is not checked`));
+    out.push(finding('record-skipped', first.range, `${what} (${firstAt(first.range, lineOf)}): ${n === 1 ? 'its' : 'their'} pairing is not checked`, related ? { related } : {}));
   }
   if (unread.unknown.size > 0) {
     const parts = [...unread.unknown.values()];
-    const first = parts.reduce((a, b) => (b.range.start < a.range.start ? b : a));
+    const { first, related } = inOrder(parts, (p) => `Also a part of a type this reader does not know: ${p.type}`);
     const types = [...new Set(parts.map((p) => p.type))];
     const named = types.slice(0, MAX_TYPES).join(', ') + (types.length > MAX_TYPES ? `, … (${types.length} types)` : '');
     const n = parts.length;
-    out.push(
-      finding(
-        'record-skipped',
-        first.range,
-        `${n} part${n === 1 ? '' : 's'} of a type the ${readerLabel} reader does not know (${named}; ${firstAt(first.range, lineOf)}): kept as raw bytes, what ${n === 1 ? 'it holds' : 'they hold'} is not checked`,
-      ),
-    );
+    const message = `${n} part${n === 1 ? '' : 's'} of a type the ${readerLabel} reader does not know (${named}; ${firstAt(first.range, lineOf)}): kept as raw bytes, what ${n === 1 ? 'it holds' : 'they hold'} is not checked`;
+    out.push(finding('record-skipped', first.range, message, related ? { related } : {}));
   }
   return out;
 }

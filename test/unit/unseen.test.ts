@@ -215,6 +215,7 @@ describe('unseen content: one info per cause, with the count and the first locat
       report.findings.map((f) => f.message),
       ['2 parts of a type the Inspect AI eval log (.json / .eval) reader does not know ("future_content", no "type"; inside a compressed entry, no line to show): kept as raw bytes, what they hold is not checked'],
     );
+    assert.equal(report.findings[0]!.related, undefined, 'no related location points into compressed bytes');
   });
 
   it('OTel / Langfuse: semconv, Chat and LangChain parts of an unknown type are one info; reasoning, blob, uri, image_url and a LangChain dict\'s extra fields are not said', () => {
@@ -225,6 +226,15 @@ describe('unseen content: one info per cause, with the count and the first locat
     const [only] = report.findings;
     assert.match(textAt(OTEL, only!.range), /^\{\s*"type": "future_part"/);
     // future_part is in both generations' inputs (two places in the file), hologram in the second.
+    const text = fileText(OTEL);
+    const partAt = (needle: string, from = 0) => text.lastIndexOf('{', text.indexOf(needle, from));
+    const secondFuture = partAt('"future_part"', text.indexOf('"future_part"') + 1);
+    const hologram = partAt('"hologram"');
+    const expected = [
+      [secondFuture, 'Also a part of a type this reader does not know: "future_part"'],
+      [hologram, 'Also a part of a type this reader does not know: "hologram"'],
+    ].sort((a, b) => (a[0] as number) - (b[0] as number));
+    assert.deepEqual(only!.related?.map((r) => [r.range.start, r.message]), expected);
     assert.equal(
       only!.message,
       `3 parts of a type the Langfuse / OpenTelemetry GenAI trace export reader does not know ("future_part", "hologram"; first at line ${lineOf(OTEL, only!.range.start)}): kept as raw bytes, what they hold is not checked`,
