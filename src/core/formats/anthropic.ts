@@ -16,6 +16,7 @@ import { prop, propString } from '../json/parse';
 import { asArray, asObject, asString, rangeOf } from '../json/nodes';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
+import type { SourceRange } from '../text';
 import { neutralRole } from './common';
 import { opaqueValue, partsToBlocks, stripCacheControl, textMessage } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
@@ -55,7 +56,8 @@ export function readAnthropicRequest(body: JsonObject, carried: readonly Message
   const messagesNode = asArray(prop(body, 'messages'));
   const system = systemMessage(prop(body, 'system'));
   for (const message of carried) items.push(message);
-  for (const item of messagesNode?.items ?? []) items.push(readAnthropicMessage(item, messagesNode));
+  const messagesRange = rangeOf(messagesNode);
+  for (const item of messagesNode?.items ?? []) items.push(readAnthropicMessage(item, messagesNode, messagesRange));
   const messages: Message[] = system ? [system, ...items] : items.slice();
   const window: ContextWindow = {
     format: 'anthropic',
@@ -74,7 +76,8 @@ export function readAnthropicRequest(body: JsonObject, carried: readonly Message
 export function readAnthropicResponse(body: JsonNode | undefined): Message[] {
   const content = asArray(prop(body, 'content'));
   if (!content || propString(body, 'type') === 'error') return [];
-  const blocks = content.items.map((block) => readBlock(block, content));
+  const contentRange = rangeOf(content);
+  const blocks = content.items.map((block) => readBlock(block, contentRange));
   return [{ role: 'assistant', blocks, source: rangeOf(body), elision: hasCompaction(blocks) || undefined }];
 }
 
@@ -90,17 +93,21 @@ function systemMessage(node: JsonNode | undefined): Message | undefined {
 }
 
 /** One element of `messages`: role, and content as a string or blocks. */
-export function readAnthropicMessage(node: JsonNode, container: JsonArray | undefined): Message {
+export function readAnthropicMessage(node: JsonNode, container: JsonArray | undefined, containerRange = rangeOf(container)): Message {
   const role = neutralRole(propString(node, 'role'), 'user');
   const content = prop(node, 'content');
   let blocks: Block[];
   if (content?.type === 'string') blocks = [{ kind: 'text', text: content.value, source: rangeOf(content) }];
-  else if (content?.type === 'array') blocks = content.items.map((block) => readBlock(block, content));
+  else if (content?.type === 'array') {
+    // One range object per array, shared by its elements (a request of a million calls holds each once).
+    const contentRange = rangeOf(content);
+    blocks = content.items.map((block) => readBlock(block, contentRange));
+  }
   else blocks = node.type === 'object' ? [] : [{ kind: 'opaque', type: node.type, value: node, source: rangeOf(node) }];
-  return { role, blocks, source: rangeOf(node), container: rangeOf(container), elision: hasCompaction(blocks) || undefined };
+  return { role, blocks, source: rangeOf(node), container: containerRange, elision: hasCompaction(blocks) || undefined };
 }
 
-function readBlock(node: JsonNode, container: JsonArray): Block {
+function readBlock(node: JsonNode, container: SourceRange | undefined): Block {
   const block = asObject(node);
   const type = propString(block, 'type');
   const source = rangeOf(node);
@@ -117,7 +124,7 @@ function readBlock(node: JsonNode, container: JsonArray): Block {
       input: prop(block, 'input'),
       source,
       idSource: rangeOf(id),
-      container: rangeOf(container),
+      container,
     };
   }
   if (block && type === 'tool_result') {
@@ -130,7 +137,7 @@ function readBlock(node: JsonNode, container: JsonArray): Block {
       isError: asBoolean(prop(block, 'is_error')) || undefined,
       source,
       idSource: rangeOf(id),
-      container: rangeOf(container),
+      container,
     };
   }
   return { kind: 'opaque', type: type ?? node.type, value: opaqueValue(node), source };

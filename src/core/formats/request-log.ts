@@ -291,16 +291,30 @@ function parsedLine(line: SourceLine, ordinal: number, from: CarrySource | undef
 }
 
 function* wholeFileRecords(text: string): Generator<RecordOrFinding> {
-  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const parsed = parseJson(bom ? text.slice(1) : text, bom);
-  const whole = { start: 0, end: text.length };
-  if (!parsed.ok) {
-    yield { finding: invalidJson(parsed.error.offset, whole, `The file is not valid JSON: ${parsed.error.message}`) };
+  const values = wholeFileValues(text);
+  if (!Array.isArray(values)) {
+    yield values;
     return;
   }
-  const values = parsed.node.type === 'array' ? parsed.node.items : [parsed.node];
-  let ordinal = 0;
-  for (const node of values) yield { record: { node, range: { start: node.start, end: node.end }, ordinal: ++ordinal } };
+  for (let i = 0; i < values.length; i++) yield takeRecord(values, i);
+}
+
+/**
+ * The records of a whole-JSON file. The generator above holds only this list
+ * while a record is checked, and each record's tree leaves it when yielded:
+ * a request of a million calls is not held as its JSON tree beside its model.
+ */
+function wholeFileValues(text: string): (JsonNode | undefined)[] | RecordOrFinding {
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const parsed = parseJson(bom ? text.slice(1) : text, bom);
+  if (!parsed.ok) return { finding: invalidJson(parsed.error.offset, { start: 0, end: text.length }, `The file is not valid JSON: ${parsed.error.message}`) };
+  return parsed.node.type === 'array' ? [...parsed.node.items] : [parsed.node];
+}
+
+function takeRecord(values: (JsonNode | undefined)[], i: number): RecordOrFinding {
+  const node = values[i] as JsonNode;
+  values[i] = undefined;
+  return { record: { node, range: { start: node.start, end: node.end }, ordinal: i + 1 } };
 }
 
 function invalidJson(offset: number, within: SourceRange, message: string): Finding {
