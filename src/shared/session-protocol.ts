@@ -60,6 +60,8 @@ export type TimelineRow =
       readonly dropped: boolean;
       readonly findings: readonly RowFinding[];
       readonly range?: SourceRange;
+      /** The request whose usage the log reports on this message's line (1-based index into `summary.cache`). */
+      readonly cache?: number;
     }
   | {
       readonly kind: 'step';
@@ -70,6 +72,8 @@ export type TimelineRow =
       readonly rules: readonly RuleId[];
       readonly findings: readonly RowFinding[];
       readonly range?: SourceRange;
+      /** The request whose usage the log reports on this step's record (1-based index into `summary.cache`). */
+      readonly cache?: number;
     }
   | {
       /** The header of a conversation besides the main one (a sub-agent, a request log's thread). */

@@ -87,6 +87,27 @@ describe('session view of requests: each request in its own order, each step bef
   });
 });
 
+describe('session view: each request’s cache figures at its row', () => {
+  it('Claude Code: every request’s usage at the assistant message that reports it, once each', () => {
+    const view = viewOf('claude-code/spotter_tool_heavy.jsonl');
+    const placed = view.rows.flatMap((r) => (r.kind !== 'thread' && r.cache !== undefined ? [r] : []));
+    assert.deepEqual(placed.map((r) => r.cache), [1, 2, 3, 4], 'all four requests, in order');
+    assert.ok(placed.every((r) => r.kind === 'message' && r.role === 'assistant'));
+    const c = view.summary.cache[0]!;
+    const row = placed[0]!;
+    assert.ok(row.range && row.range.start <= c.offset && c.offset < row.range.end, 'the row holds the line that reports it');
+  });
+
+  it('a request log: the usage of each request at its step; the compaction drop at the compaction', () => {
+    const view = viewOf('anthropic-messages/pydanticai_test_multiple_parallel_tool_calls.requests.jsonl');
+    const step = view.rows.find((r) => r.kind === 'step');
+    assert.ok(step?.kind === 'step' && step.cache === 2, 'the second request at its step');
+    const compaction = viewOf('claude-code/spotter_4d5611e5-241a-462a-8d15-5122611a9569.excerpt-L742-L790.jsonl');
+    const drop = compaction.summary.cache.find((c) => c.agreement === 'drop')!;
+    assert.ok(compaction.rows.some((r) => r.kind === 'message' && r.cache === drop.index));
+  });
+});
+
 describe('session view filters and keys', () => {
   const view = viewOf('claude-code/spotter_4d5611e5-241a-462a-8d15-5122611a9569.excerpt-L742-L790.jsonl');
   const all = visibleRows(view.rows, { problems: false });

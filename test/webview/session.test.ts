@@ -66,6 +66,14 @@ test('a clean Claude Code session says so; a call links to its result and back',
   const resultRow = await selected(page);
   const row = view.rows[resultRow]!;
   assert.ok(row.kind === 'message' && row.tools.some((t) => t.role === 'result' && t.id === id), 'the result of the clicked call is selected');
+  // Every request's cache figures: listed in the header, and at the row that reports it.
+  assert.equal(await page.locator('.sv-cache-rows li').count(), view.summary.cache.length);
+  assert.match((await page.locator('.sv-cache-rows li').nth(1).textContent()) ?? '', /request 2 \(claude-opus-4-6\): .* 25,798 read of 25,798 left cached .* predicted: prefix intact · agrees/);
+  const cached = page.locator('.sv-row', { has: page.locator('.sv-cache') }).first();
+  assert.match((await cached.locator('.sv-cache').textContent()) ?? '', /^cache 17,915 read · 7,883 written$/);
+  await cached.click();
+  assert.match((await page.locator('.sv-cache-line').textContent()) ?? '', /^Cache: request 1 /);
+  await call.click();
   await page.locator('.sv-tool-detail .sv-link').first().click();
   const back = view.rows[await selected(page)]!;
   assert.ok(back.kind === 'message' && back.tools.some((t) => t.role === 'call' && t.id === id), 'and its link leads back to the call');

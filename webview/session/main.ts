@@ -134,7 +134,9 @@ class SessionPage {
     for (let p = first; p <= last && view; p++) {
       if (next.has(p)) continue;
       const index = this.visible[p]!;
-      const row = rowElement(view.rows[index]!, index, p === this.selected, (target) => this.selectRow(target));
+      const data = view.rows[index]!;
+      const cache = data.kind === 'thread' || data.cache === undefined ? undefined : view.summary.cache[data.cache - 1];
+      const row = rowElement(data, index, p === this.selected, (target) => this.selectRow(target), cache);
       row.style.transform = `translateY(${p * ROW_HEIGHT}px)`;
       row.addEventListener('click', () => this.select(p));
       this.spacer.append(row);

@@ -40,8 +40,34 @@ export function headerOf(view: SessionView): HTMLElement[] {
       const list = el('ul', { className: 'sv-drops' }, ...drops.map((c) => el('li', { text: `request ${c.index}: read ${number(c.cacheRead)} of ${number(c.expectedRead ?? 0)} left cached · ${c.reason ?? ''}: ${c.detail ?? ''}` })));
       out.push(el('details', {}, el('summary', { text: 'Cache drops the log reports, and why' }), list));
     }
+    const shown = s.cache.slice(0, CACHE_ROWS);
+    const more = s.cache.length > CACHE_ROWS ? [el('li', { text: `… ${number(s.cache.length - CACHE_ROWS)} more requests (the CLI's --json lists them all)` })] : [];
+    out.push(el('details', { className: 'sv-cache-rows' }, el('summary', { text: 'Cache per request: what the log says beside what we predict' }), el('ul', { className: 'sv-drops' }, ...shown.map((c) => el('li', { text: cacheText(c) })), ...more)));
   }
   return out;
+}
+
+/** Requests listed in the header (the rest are counted). */
+const CACHE_ROWS = 500;
+
+/** One request's cache figures beside our prediction: `request 3 (claude-opus-4-6): 25,798 read of 25,798 left cached · 1,204 written · predicted: prefix intact · agrees`. */
+export function cacheText(c: CacheRow): string {
+  const model = c.model ? ` (${c.model})` : '';
+  const expected = c.expectedRead === undefined ? ' (first request of its thread)' : ` of ${number(c.expectedRead)} left cached`;
+  const written = c.cacheWrite === undefined ? '' : ` · ${number(c.cacheWrite)} written`;
+  const p = c.predicted;
+  const predicted = p.intact ? 'prefix intact' : `break at step ${p.step}${p.keptTokens !== undefined && p.consumedTokens !== undefined ? ` (${number(p.keptTokens)} of ${number(p.consumedTokens)} consumed tokens kept)` : ''}`;
+  const verdict = c.agreement === 'agrees' ? 'agrees' : `${c.agreement}: ${c.reason ?? ''}${c.detail ? ` (${c.detail})` : ''}`;
+  return `request ${c.index}${model}: ${number(c.promptTokens)} input · ${number(c.cacheRead)} read${expected}${written} · predicted: ${predicted} · ${verdict}`;
+}
+
+type CacheRow = SessionView['summary']['cache'][number];
+
+/** The usage of the request this row reports, as a chip (its full text on hover). */
+function cacheChip(c: CacheRow | undefined): HTMLElement[] {
+  if (!c) return [];
+  const written = c.cacheWrite ? ` · ${number(c.cacheWrite)} written` : '';
+  return [chip(`cache ${number(c.cacheRead)} read${written}`, `sv-cache${c.agreement === 'drop' ? ' sv-warning' : ''}`, cacheText(c))];
 }
 
 const ROLE_LABEL = { user: 'user', assistant: 'assistant', tool: 'tool', system: 'system' } as const;
@@ -67,7 +93,7 @@ function threadText(row: Extract<TimelineRow, { kind: 'thread' }>): string {
 }
 
 /** One row of the timeline (fixed height: the text is a preview; the detail pane shows it all). Rows of a nested thread are indented. */
-export function rowElement(row: TimelineRow, index: number, selected: boolean, onPartner: (row: number) => void): HTMLElement {
+export function rowElement(row: TimelineRow, index: number, selected: boolean, onPartner: (row: number) => void, cache?: CacheRow): HTMLElement {
   const attrs = { role: 'option', 'aria-selected': String(selected), 'data-index': String(index), 'data-kind': row.kind, 'data-thread': String(row.thread ?? 1) };
   const nested = row.thread !== undefined ? ' sv-nested' : '';
   if (row.kind === 'thread') {
@@ -80,12 +106,13 @@ export function rowElement(row: TimelineRow, index: number, selected: boolean, o
       { className: `sv-row sv-step sv-${row.decision}${nested}${selected ? ' sv-selected' : ''}`, attrs },
       chip(row.decision.toUpperCase(), `sv-decision sv-${row.decision}`),
       el('span', { className: 'sv-preview', text: `Step ${row.index} · ${row.source}${row.rules.length > 0 ? ` · ${row.rules.join(', ')}` : ''}` }),
+      ...cacheChip(cache),
       ...findingChips(row.findings.slice(0, 3)),
     );
   }
   const marker = row.elision ? chip('compaction', 'sv-elision') : undefined;
   const problem = isProblem(row) ? ' sv-problem' : '';
-  const head = el('div', { className: 'sv-line' }, chip(ROLE_LABEL[row.role], `sv-role sv-${row.role}`), ...(marker ? [marker] : []), ...(row.dropped ? [chip('dropped by a rewrite', 'sv-muted')] : []), ...row.tools.slice(0, 6).map((t) => toolChip(t, onPartner)), ...findingChips(row.findings.slice(0, 3)));
+  const head = el('div', { className: 'sv-line' }, chip(ROLE_LABEL[row.role], `sv-role sv-${row.role}`), ...(marker ? [marker] : []), ...(row.dropped ? [chip('dropped by a rewrite', 'sv-muted')] : []), ...row.tools.slice(0, 6).map((t) => toolChip(t, onPartner)), ...cacheChip(cache), ...findingChips(row.findings.slice(0, 3)));
   const preview = row.text || row.tools.map((t) => t.text.slice(0, 200)).join(' · ') || row.opaque.map((t) => `[${t}]`).join(' ');
   return el('div', { className: `sv-row sv-message${problem}${nested}${selected ? ' sv-selected' : ''}`, attrs }, head, el('div', { className: 'sv-preview', text: preview.slice(0, 400) }));
 }
@@ -121,6 +148,12 @@ function toolDetail(view: SessionView, tool: RowTool, actions: DetailActions): H
   return el('div', { className: `sv-tool-detail sv-${tool.state}` }, el('div', { className: 'sv-line' }, el('strong', { text: `${tool.role} ${tool.name}` }), el('code', { text: tool.id }), link), ...sub, body, ...beside);
 }
 
+/** The usage the log reports for this row's request, beside our prediction. */
+function cacheLine(view: SessionView, index: number | undefined): HTMLElement[] {
+  const c = index === undefined ? undefined : view.summary.cache[index - 1];
+  return c ? [el('div', { className: `sv-cache-line${c.agreement === 'drop' ? ' sv-warning' : ''}`, text: `Cache: ${cacheText(c)}` })] : [];
+}
+
 /** A thread's header in full: what it is, where it started, and a way to see only it. */
 function threadDetail(row: Extract<TimelineRow, { kind: 'thread' }>, actions: DetailActions): HTMLElement[] {
   const only = el('button', { className: 'sv-link', text: 'Show only this conversation', attrs: { 'data-only-thread': String(row.thread) } });
@@ -137,11 +170,11 @@ export function detailOf(view: SessionView, row: TimelineRow, index: number, act
   if (row.kind === 'step') {
     const open = el('button', { className: 'sv-link', text: view.textual ? 'Open this step in the inspector ↗' : 'The inspector needs the file as text (not a zip)' });
     open.addEventListener('click', () => view.textual && actions.post({ type: 'openStep', step: row.index }));
-    return [el('h2', { text: `Step ${row.index} · ${row.decision.toUpperCase()} · ${row.source}` }), open, ...findingList(row.findings, view, actions)];
+    return [el('h2', { text: `Step ${row.index} · ${row.decision.toUpperCase()} · ${row.source}` }), open, ...cacheLine(view, row.cache), ...findingList(row.findings, view, actions)];
   }
   const title = el('h2', { text: `${row.role} · row ${index + 1}${row.elision ? ' · compaction summary' : ''}${row.dropped ? ' · dropped by a rewrite' : ''}` });
   const text = el('pre', { className: 'sv-text', text: row.text + (row.size > row.text.length ? `\n… (${sizeText(row.size)} in all)` : '') });
   const reveal = el('button', { className: 'sv-link', text: 'Show in the file ↗' });
   reveal.addEventListener('click', () => row.range && view.textual && actions.post({ type: 'reveal', range: row.range }));
-  return [title, ...(view.textual && row.range ? [reveal] : []), ...findingList(row.findings, view, actions), text, ...row.opaque.map((t) => el('div', { className: 'sv-muted', text: `[${t}]` })), ...row.tools.map((t) => toolDetail(view, t, actions))];
+  return [title, ...(view.textual && row.range ? [reveal] : []), ...cacheLine(view, row.cache), ...findingList(row.findings, view, actions), text, ...row.opaque.map((t) => el('div', { className: 'sv-muted', text: `[${t}]` })), ...row.tools.map((t) => toolDetail(view, t, actions))];
 }

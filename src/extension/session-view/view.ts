@@ -133,6 +133,7 @@ export function sessionView(report: Report, textual: boolean): SessionView {
   };
   const rows = threads ? threadedRows(report, threads) : single();
   placeFindings(rows, report.findings.filter((f) => f.step === undefined));
+  placeUsage(rows, report.session?.cache ?? []);
   const tools = new Set<string>();
   for (const row of rows) if (row.kind === 'message') for (const t of row.tools) tools.add(t.name);
   return {
@@ -272,6 +273,40 @@ function linkTools(rows: TimelineRow[], block: Block, rowOfMessage: readonly num
   for (const [i, list] of tools) {
     const row = rows[i];
     if (row?.kind === 'message') rows[i] = { ...row, tools: list };
+  }
+}
+
+/**
+ * Each request's usage at the row of the record that reports it: the step of
+ * that request (a request log's line, a model event, a generation), else the
+ * message written on that line (a Claude Code or Gemini CLI answer).
+ */
+function placeUsage(rows: TimelineRow[], cache: NonNullable<Report['session']>['cache']): void {
+  if (cache.length === 0) return;
+  const byStart = (kind: TimelineRow['kind']) =>
+    rows.flatMap((r, i) => (r.kind === kind && r.range && r.range.end > r.range.start ? [{ i, start: r.range.start, end: r.range.end }] : [])).sort((x, y) => x.start - y.start);
+  const steps = byStart('step');
+  const messages = byStart('message');
+  const taken = new Set<number>();
+  const find = (list: readonly { i: number; start: number; end: number }[], offset: number) => {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.start <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    // The rows starting at or before the offset, nearest first (a few: ranges barely nest).
+    for (let k = lo - 1; k >= 0 && k >= lo - 8; k--) if (offset < list[k]!.end && !taken.has(list[k]!.i)) return list[k]!.i;
+    return -1;
+  };
+  for (const c of cache) {
+    const step = find(steps, c.offset);
+    const at = step >= 0 ? step : find(messages, c.offset);
+    const row = rows[at];
+    if (!row || row.kind === 'thread') continue;
+    taken.add(at);
+    rows[at] = { ...row, cache: c.index };
   }
 }
 
