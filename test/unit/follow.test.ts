@@ -35,6 +35,8 @@ const GROWING: readonly { readonly format: string; readonly file: string }[] = [
   { format: 'claude-code', file: corpus('claude-code', 'ccl_dag_compact_after_rewind_preserved.jsonl') },
   { format: 'claude-code', file: corpus('claude-code', 'spotter_agent-acompact-e1f845.jsonl') },
   { format: 'claude-code', file: corpus('claude-code', 'spotter_tool_heavy.jsonl') },
+  { format: 'claude-code', file: repo('test/fixtures/claude-code/inline-side-chains.jsonl') },
+  { format: 'claude-code', file: repo('test/fixtures/claude-code/compact-orphans-result.jsonl') },
   { format: 'codex', file: corpus('codex', 'localpush_rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl') },
   { format: 'codex', file: corpus('codex', 'ccl_rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl') },
   { format: 'native', file: repo('examples/seed-incident.trace.jsonl') },
