@@ -6,7 +6,11 @@
  *   decorations set) for a 10k-message window, against the same for an empty
  *   panel (no steps) measured in the same run.
  * - `inspector.step-change-10k`: `]` pressed → the next step of that window
- *   shown, against the same empty panel's load.
+ *   shown (an append), against the same empty panel's load;
+ *   `inspector.step-other-10k`: `[` back to the compaction step.
+ * - `inspector.render-append-step-10k` / `inspector.render-other-step-10k`:
+ *   the webview's own share of those (the step message arriving → shown,
+ *   without the stub host's transfer of both texts).
  * - `inspector.render-10k`: the transcript message arriving → first step shown
  *   (the webview's own work, without page load and transfer).
  *
@@ -34,11 +38,13 @@ async function load(harness: Harness, fixture: Fixture): Promise<{ page: Page; t
   return { page, tti: Number(data.readyAt), render: Number(data.renderMs) };
 }
 
-async function stepChange(page: Page): Promise<number> {
+/** A key → step `want` shown: the wall time (with the stub host's transfer of both texts) and the webview's own share. */
+async function stepChange(page: Page, key: string, want: number): Promise<{ wall: number; render: number }> {
   const started = Date.now();
-  await page.keyboard.press(']');
-  await waitReady(page, 2, 120_000);
-  return Date.now() - started;
+  await page.keyboard.press(key);
+  await waitReady(page, want, 120_000);
+  const wall = Date.now() - started;
+  return { wall, render: Number(await page.evaluate(() => document.body.dataset.renderMs)) };
 }
 
 const best = (values: number[]) => Math.min(...values);
@@ -52,6 +58,9 @@ export async function benchWebview(): Promise<BenchResult[]> {
     const tti: number[] = [];
     const render: number[] = [];
     const step: number[] = [];
+    const appendRender: number[] = [];
+    const other: number[] = [];
+    const otherRender: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const e = await load(harness, empty);
       baseline.push(e.tti);
@@ -59,7 +68,12 @@ export async function benchWebview(): Promise<BenchResult[]> {
       const l = await load(harness, large);
       tti.push(l.tti);
       render.push(l.render);
-      step.push(await stepChange(l.page));
+      const append = await stepChange(l.page, ']', 2);
+      step.push(append.wall);
+      appendRender.push(append.render);
+      const back = await stepChange(l.page, '[', 1);
+      other.push(back.wall);
+      otherRender.push(back.render);
       await l.page.context().close();
     }
     const emptyLoad = best(baseline);
@@ -67,6 +81,9 @@ export async function benchWebview(): Promise<BenchResult[]> {
       result('inspector.tti-10k', best(tti), 'ms', emptyLoad),
       result('inspector.step-change-10k', best(step), 'ms', emptyLoad),
       result('inspector.render-10k', best(render), 'ms', emptyLoad),
+      result('inspector.step-other-10k', best(other), 'ms', emptyLoad),
+      result('inspector.render-append-step-10k', best(appendRender), 'ms', emptyLoad),
+      result('inspector.render-other-step-10k', best(otherRender), 'ms', emptyLoad),
     ];
   } finally {
     await harness.close();

@@ -6,6 +6,7 @@
  */
 import * as monaco from './monaco';
 import type { PaneText } from '../src/shared/protocol';
+import { LOCAL_DIFF } from './diff-provider';
 import { Folds } from './fold';
 import { Pane } from './pane';
 import { editorFont, THEME } from './theme';
@@ -98,6 +99,7 @@ export class DiffView {
     this.folds.reset();
     this.before.show(content.before, content.beforeLabel);
     this.after.show(content.after, content.afterLabel);
+    LOCAL_DIFF.recompute();
     await computed;
     if (generation !== this.generation) return;
     this.markViolations();

@@ -11,6 +11,28 @@ import { partitionPoint } from '../src/shared/search';
 
 const { TrackedRangeStickiness, OverviewRulerLane } = monaco.editor;
 
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+/**
+ * Replaces a model's text `old` by `text` with one edit of the part between their common start and
+ * end, so Monaco re-lays out only the lines that changed (a step's windows share most of their text);
+ * a text that is mostly new is set whole.
+ */
+export function replaceText(model: monaco.editor.ITextModel, old: string, text: string): void {
+  if (old === text) return;
+  const most = Math.min(old.length, text.length);
+  let start = 0;
+  while (start < most && old.charCodeAt(start) === text.charCodeAt(start)) start++;
+  if (start > 0 && isHighSurrogate(old.charCodeAt(start - 1))) start--;
+  let end = 0;
+  while (end < most - start && old.charCodeAt(old.length - 1 - end) === text.charCodeAt(text.length - 1 - end)) end++;
+  if (end > 0 && isHighSurrogate(old.charCodeAt(old.length - 1 - end))) end--;
+  // Mostly new text (another file, an empty pane): set it whole, as Monaco expects for a new document.
+  if (2 * (start + end) < Math.max(old.length, text.length)) return model.setValue(text);
+  const range = monaco.Range.fromPositions(model.getPositionAt(start), model.getPositionAt(old.length - end));
+  model.applyEdits([{ range, text: text.slice(start, text.length - end) }]);
+}
+
 /** First index whose segment starts after `offset`. */
 function upperBound(segments: readonly PaneSegment[], offset: number): number {
   return partitionPoint(segments.length, (i) => (segments[i]?.start ?? 0) <= offset);
@@ -45,7 +67,7 @@ export class Pane {
 
   /** Loads a pane's text (once per step) and its step-wide decorations. */
   show(pane: PaneText, boundaryLabel: string): void {
-    this.pane = pane;
+    const previous = this.pane?.text;
     this.pairSegments = pane.segments.filter((s) => s.callId !== undefined);
     this.byCall = new Map();
     for (const s of this.pairSegments) {
@@ -53,7 +75,8 @@ export class Pane {
       list.push(s);
       this.byCall.set(s.callId!, list);
     }
-    this.model.setValue(pane.text);
+    replaceText(this.model, previous ?? this.model.getValue(), pane.text);
+    this.pane = pane;
     this.active.clear();
     this.violations.clear();
     this.visible.clear();

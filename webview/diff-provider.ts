@@ -1,0 +1,94 @@
+/**
+ * The inspector's diff, computed where the text changed. A step's two windows
+ * share most of their lines (an append shares all but the end, a compaction all
+ * but a few messages), so the lines both sides start and end with are matched
+ * first and Monaco's own line diff runs only on what lies between, on the main
+ * thread and at once, instead of copying both 1.4 MB texts to a worker stand-in
+ * after a 200 ms debounce and diffing them whole.
+ *
+ * Installed as Monaco's diff provider service before any editor exists (Monaco
+ * takes service overrides once, on its first use).
+ */
+import { Emitter } from 'monaco-editor/base/common/event.js';
+import { linesDiffComputers } from 'monaco-editor/editor/common/diff/linesDiffComputers.js';
+import { DetailedLineRangeMapping, RangeMapping } from 'monaco-editor/editor/common/diff/rangeMapping.js';
+import { StandaloneServices } from 'monaco-editor/editor/standalone/browser/standaloneServices.js';
+import type * as monaco from './monaco';
+
+type Model = monaco.editor.ITextModel;
+
+interface DiffOptions {
+  readonly ignoreTrimWhitespace: boolean;
+  readonly maxComputationTimeMs: number;
+  readonly computeMoves: boolean;
+}
+
+/** The shape of Monaco's internal `IDocumentDiff`. */
+interface DocumentDiff {
+  readonly identical: boolean;
+  readonly quitEarly: boolean;
+  readonly changes: readonly DetailedLineRangeMapping[];
+  readonly moves: readonly unknown[];
+}
+
+/** Lines equal at the start of both models, and then at their ends (not overlapping). */
+export function commonEnds(original: Model, modified: Model): { head: number; tail: number } {
+  const originalCount = original.getLineCount();
+  const modifiedCount = modified.getLineCount();
+  const most = Math.min(originalCount, modifiedCount);
+  let head = 0;
+  while (head < most && original.getLineContent(head + 1) === modified.getLineContent(head + 1)) head++;
+  let tail = 0;
+  while (tail < most - head && original.getLineContent(originalCount - tail) === modified.getLineContent(modifiedCount - tail)) tail++;
+  return { head, tail };
+}
+
+function lines(model: Model, from: number, to: number): string[] {
+  const out: string[] = [];
+  for (let line = from; line <= to; line++) out.push(model.getLineContent(line));
+  return out;
+}
+
+/** Moves a mapping computed on lines from `head + 1` on back to model line numbers. */
+function shifted(change: DetailedLineRangeMapping, head: number): DetailedLineRangeMapping {
+  const inner = change.innerChanges?.map((r) => new RangeMapping(r.originalRange.delta(head), r.modifiedRange.delta(head)));
+  return new DetailedLineRangeMapping(change.original.delta(head), change.modified.delta(head), inner);
+}
+
+export function computeDocumentDiff(original: Model, modified: Model, options: DiffOptions): DocumentDiff {
+  const ends = commonEnds(original, modified);
+  if (ends.head + ends.tail >= Math.max(original.getLineCount(), modified.getLineCount())) {
+    return { identical: original.getValueLength() === modified.getValueLength(), quitEarly: false, changes: [], moves: [] };
+  }
+  // One equal line kept on each side of the middle: neither part is ever empty (Monaco diffs documents, which have a line).
+  const head = Math.max(0, ends.head - 1);
+  const tail = Math.max(0, ends.tail - 1);
+  const originalEnd = original.getLineCount() - tail;
+  const modifiedEnd = modified.getLineCount() - tail;
+  const result = linesDiffComputers.getDefault().computeDiff(lines(original, head + 1, originalEnd), lines(modified, head + 1, modifiedEnd), { ...options, computeMoves: false });
+  return { identical: false, quitEarly: result.hitTimeout, changes: result.changes.map((c) => shifted(c, head)), moves: [] };
+}
+
+/** One provider for the one diff editor; `recompute()` asks the editor for a diff now, without its debounce. */
+export class LocalDiffProvider {
+  private readonly changed = new Emitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  async computeDiff(original: Model, modified: Model, options: DiffOptions): Promise<DocumentDiff> {
+    if (original.isDisposed() || modified.isDisposed()) return { identical: true, quitEarly: false, changes: [], moves: [] };
+    return computeDocumentDiff(original, modified, options);
+  }
+
+  recompute(): void {
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+export const LOCAL_DIFF = new LocalDiffProvider();
+
+StandaloneServices.initialize({ diffProviderFactoryService: { createDiffProvider: () => LOCAL_DIFF } });
+
