@@ -13,7 +13,7 @@
  */
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import { prop, propString } from '../json/parse';
-import { asArray, asObject, asString, rangeOf } from '../json/nodes';
+import { asArray, asObject, asString, callInput, rangeOf } from '../json/nodes';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
 import type { SourceRange } from '../text';
@@ -121,7 +121,7 @@ function readBlock(node: JsonNode, container: SourceRange | undefined): Block {
       kind: 'tool_call',
       id: asString(id)?.value ?? '',
       name: propString(block, 'name') ?? '',
-      input: prop(block, 'input'),
+      input: callInput(prop(block, 'input')),
       source,
       idSource: rangeOf(id),
       container,

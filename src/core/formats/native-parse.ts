@@ -4,7 +4,7 @@
  * element ranges, id string ranges and the arrays they sit in.
  */
 import { exact, prop, propString, type JsonNode } from '../json/parse';
-import { rangeOf } from '../json/nodes';
+import { callInput, rangeOf } from '../json/nodes';
 import type { Block, Message, Role, ToolCall, ToolResult, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 
@@ -138,7 +138,7 @@ export function parseToolCall(node: JsonNode, container: SourceRange | undefined
   const schemaVersion = versionOf(prop(node, 'schema_version'));
   const source = rangeOf(node);
   const idSource = rangeOf(idNode);
-  const input = prop(node, 'input') ?? prop(node, 'arguments');
+  const input = callInput(prop(node, 'input') ?? prop(node, 'arguments'));
   // The common shape as one literal: its properties live in the object (spreads would add a second array per call).
   if (schemaVersion === undefined && source && idSource && container) return { kind: 'tool_call', id: idNode.value, name, input, source, idSource, container };
   return {

@@ -12,6 +12,19 @@ export function rangeOf(node: { readonly start: number; readonly end: number } |
   return { start: node.start, end: node.end };
 }
 
+/** The input of every call written `{}`: see `callInput`. */
+const EMPTY_INPUT: JsonObject = Object.freeze({ type: 'object', start: -1, end: -1, properties: Object.freeze([]) as readonly never[] });
+
+/**
+ * A call's input as kept in the model. An empty object has nothing inside to
+ * point at and renders as `{}` wherever it was, so every empty input is one
+ * shared node without a source (as inputs made in code are): a million calls
+ * written `"input":{}` hold one node, not a million.
+ */
+export function callInput(node: JsonNode | undefined): JsonNode | undefined {
+  return node?.type === 'object' && node.properties.length === 0 ? EMPTY_INPUT : node;
+}
+
 export function asObject(node: JsonNode | undefined): JsonObject | undefined {
   return node?.type === 'object' ? node : undefined;
 }
