@@ -1,7 +1,7 @@
 /**
  * guardedFetch driven by the official SDKs (@anthropic-ai/sdk, openai) against
  * a real HTTP server on 127.0.0.1 replaying recorded provider responses: the
- * corpus' JSON responses, and event streams in the providers' documented shapes
+ * corpus' JSON responses (Anthropic, Chat and Responses), and event streams in the providers' documented shapes
  * (test/fixtures/live/*.sse: the corpus holds no streamed recordings).
  */
 import Anthropic from '@anthropic-ai/sdk';
@@ -11,7 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { guardedFetch, GuardRefusedError, refusalOf } from '../../src/core/live/fetch';
 import type { LiveVerdict } from '../../src/core/live/judge';
 import { jsonReply, sseReply, startUpstream, type Upstream } from '../support/upstream';
-import { recordedExchanges, sse, type RecordedExchange } from './live-helpers';
+import { LiveGuard } from '../../src/core/live/judge';
+import { recordedExchanges, replay, sse, type RecordedExchange } from './live-helpers';
 
 
 let upstream: Upstream;
@@ -23,6 +24,8 @@ function anthropicClient(verdicts: LiveVerdict[]): Anthropic {
 }
 
 const body = (exchange: RecordedExchange) => exchange.request as never;
+/** What a verdict decides, and on which rules. */
+const outcome = (v: LiveVerdict) => [v.thread, v.step, v.decision, v.findings.map((f) => f.rule)];
 
 describe('guardedFetch with the Anthropic SDK', () => {
   const log = recordedExchanges('anthropic-messages', 'pydanticai_test_multiple_parallel_tool_calls.requests.jsonl');
@@ -112,6 +115,23 @@ describe('guardedFetch with the OpenAI SDK', () => {
     assert.equal(last?.step, 2);
     assert.equal(last?.decision, 'patch', JSON.stringify(last?.findings));
     assert.notEqual(last?.thread, verdicts[0]?.thread, 'another conversation, another thread');
+  });
+
+  it('Responses: the recorded conversations of the corpus, replayed over HTTP, get the verdicts of the same exchanges judged in place', async () => {
+    for (const file of ['pydanticai_test_openai_conversation_id_tool_call_continuation.requests.jsonl', 'pydanticai_test_openai_responses_history_with_combined_tool_call_id.requests.jsonl']) {
+      const log = recordedExchanges('openai-responses', file).filter((e) => e.provider === 'openai-responses');
+      assert.ok(log.length > 0, `${file} holds Responses exchanges`);
+      const verdicts: LiveVerdict[] = [];
+      const client = openaiClient(verdicts);
+      for (const exchange of log) {
+        upstream.replies.push(jsonReply(exchange.response));
+        const { output_text: _added, ...received } = (await client.responses.create(body(exchange))) as OpenAI.Responses.Response;
+        assert.deepEqual(received, exchange.response, 'the recorded response passes through unchanged (the SDK adds output_text)');
+      }
+      const inPlace = replay(new LiveGuard(), log);
+      assert.ok(inPlace.length > 0, `${file}: requests the guard judges`);
+      assert.deepEqual(verdicts.map(outcome), inPlace.map(outcome), file);
+    }
   });
 
   it('Responses: a streamed function call replayed with its output continues as a patch', async () => {
