@@ -8,6 +8,8 @@
  * - `inspector.step-change-10k`: `]` pressed → the next step of that window
  *   shown (an append), against the same empty panel's load;
  *   `inspector.step-other-10k`: `[` back to the compaction step.
+ * - `inspector.tti-10k-vs-plain-page`: the same tti against a plain page
+ *   painting the step's two texts (two wrapped <pre>, from about:blank).
  * - `inspector.render-append-step-10k` / `inspector.render-other-step-10k`:
  *   the webview's own share of those (the step message arriving → shown,
  *   without the stub host's transfer of both texts).
@@ -47,6 +49,28 @@ async function stepChange(page: Page, key: string, want: number): Promise<{ wall
   return { wall, render: Number(await page.evaluate(() => document.body.dataset.renderMs)) };
 }
 
+/** The issue's baseline: a plain page painting the same two texts (wrapped, side by side), from a blank page. */
+async function plainLoad(harness: Harness, fixture: Fixture): Promise<number> {
+  const detail = fixture.details[1]!;
+  const context = await harness.browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  await page.goto('about:blank');
+  const start = await page.evaluate(() => performance.now());
+  const painted = await page.evaluate(async ([before, after]) => {
+    document.body.style.cssText = 'display:flex;margin:0';
+    for (const text of [before, after]) {
+      const pre = document.createElement('pre');
+      pre.style.cssText = 'flex:1;height:100vh;overflow:auto;white-space:pre-wrap;margin:0';
+      pre.textContent = text ?? '';
+      document.body.append(pre);
+    }
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    return performance.now();
+  }, [detail.before.text, detail.after.text]);
+  await context.close();
+  return painted - start;
+}
+
 const best = (values: number[]) => Math.min(...values);
 
 export async function benchWebview(): Promise<BenchResult[]> {
@@ -61,10 +85,12 @@ export async function benchWebview(): Promise<BenchResult[]> {
     const appendRender: number[] = [];
     const other: number[] = [];
     const otherRender: number[] = [];
+    const plain: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const e = await load(harness, empty);
       baseline.push(e.tti);
       await e.page.context().close();
+      plain.push(await plainLoad(harness, large));
       const l = await load(harness, large);
       tti.push(l.tti);
       render.push(l.render);
@@ -82,6 +108,7 @@ export async function benchWebview(): Promise<BenchResult[]> {
       result('inspector.step-change-10k', best(step), 'ms', emptyLoad),
       result('inspector.render-10k', best(render), 'ms', emptyLoad),
       result('inspector.step-other-10k', best(other), 'ms', emptyLoad),
+      result('inspector.tti-10k-vs-plain-page', best(tti), 'ms', best(plain)),
       result('inspector.render-append-step-10k', best(appendRender), 'ms', emptyLoad),
       result('inspector.render-other-step-10k', best(otherRender), 'ms', emptyLoad),
     ];
