@@ -14,7 +14,7 @@ import { proposalWindow, readWindowFields } from '../../src/core/formats/native-
 import { parseMessage, parseMessages } from '../../src/core/formats/native-parse';
 import { readPlainMessage } from '../../src/core/formats/native-plain';
 import { createGuard, guardRewrite, judgeFully } from '../../src/core/guard';
-import { fromValue } from '../../src/core/json/parse';
+import { fromValue } from '../../src/core/json/nodes';
 import type { ContextWindow, RewriteSource } from '../../src/core/model';
 import { RenderCache } from '../../src/core/render';
 

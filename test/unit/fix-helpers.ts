@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TextEdit } from '../../src/core/results';
 import { inputFromText } from '../../src/core/io';
-import { parseJson, toValue } from '../../src/core/json/parse';
+import { parseJson } from '../../src/core/json/parse';
+import { toValue } from '../../src/core/json/nodes';
 import type { Rewrite } from '../../src/core/model';
 import type { FormatAdapter } from '../../src/core/transcript';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fromValue, parseJson, type JsonNode } from '../../src/core/json/parse';
+import { parseJson, type JsonNode } from '../../src/core/json/parse';
+import { fromValue } from '../../src/core/json/nodes';
 import { canonicalJson, explainRenderDifference } from '../../src/core/meaning';
 import type { ContextWindow, Message } from '../../src/core/model';
 import { renderJson, renderMessage, renderWindow } from '../../src/core/render';

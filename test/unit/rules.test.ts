@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { checkTranscript } from '../../src/core/check';
 import { judgeRewrite } from '../../src/core/guard';
-import { fromValue } from '../../src/core/json/parse';
+import { fromValue } from '../../src/core/json/nodes';
 import type { ContextWindow, Message } from '../../src/core/model';
 import { LineIndex } from '../../src/core/text';
 import { assistant, call, check, result, rewrite, rulesOf, system, tool, trace, user, windowEvent, type Json } from '../support/trace';

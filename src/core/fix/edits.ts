@@ -7,7 +7,8 @@
  * endings).
  */
 import type { TextEdit } from '../results';
-import { parseJson, prop, type JsonNode, type JsonNumber } from '../json/parse';
+import { parseJson, type JsonNode, type JsonNumber } from '../json/parse';
+import { prop } from '../json/nodes';
 import type { ContextWindow, FormatId, Message, Rewrite } from '../model';
 import { partitionPoint } from '../../shared/search';
 import type { SourceRange } from '../text';

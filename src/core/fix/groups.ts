@@ -5,7 +5,8 @@
  * the proposal or broken by it (a member dropped, or one member's meaning
  * changed while its partner's did not).
  */
-import { toValue, type JsonNode } from '../json/parse';
+import type { JsonNode } from '../json/parse';
+import { toValue } from '../json/nodes';
 import { toolPairs, type Block, type ContextWindow, type Message, type Rewrite, type ToolPair } from '../model';
 
 /** All calls of one assistant message of the window before the rewrite, with their results. */

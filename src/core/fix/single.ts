@@ -8,7 +8,8 @@
 import type { TextEdit } from '../results';
 import type { Block, ContextWindow, FormatId, Message, ToolCall, ToolResult } from '../model';
 import type { SourceRange } from '../text';
-import { parseJson, prop } from '../json/parse';
+import { parseJson } from '../json/parse';
+import { prop } from '../json/nodes';
 import { arrayEdits, parseArrayAt, type ArrayEntry } from './edits';
 import { detectStyle, objectText, type JsonStyle } from './marker';
 

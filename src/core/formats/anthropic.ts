@@ -12,8 +12,7 @@
  * caching hint, not something the model reads, and clients move it every turn.
  */
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { prop, propString } from '../json/parse';
-import { asArray, asObject, asString, callInput, rangeOf } from '../json/nodes';
+import { asArray, asObject, asString, callInput, prop, propString, rangeOf } from '../json/nodes';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
 import type { SourceRange } from '../text';

@@ -15,11 +15,11 @@
  * `toolConfig`: such a window gets a `schema-dropped` error on the first of them.
  */
 import { finding, type Finding } from '../findings';
-import { prop, type JsonArray, type JsonNode, type JsonObject } from '../json/parse';
+import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { FormatAdapter, LineReader, TranscriptEvent } from '../transcript';
 import { readRequestLog, requestLogLines, type ParsedRequest, type ProviderCodec } from './request-log';
-import { asArray, asString, rangeOf } from '../json/nodes';
+import { asArray, asString, prop, rangeOf } from '../json/nodes';
 import { findingEvent, headMatches, neutralRole } from './common';
 
 const MARKERS = /"(toolUse|toolResult|toolConfig|toolSpec|inferenceConfig|additionalModelRequestFields|reasoningContent|cachePoint)"\s*:\s*[{[]/;

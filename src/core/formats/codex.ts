@@ -18,12 +18,12 @@
  * call left without output in a turn that did complete is an error too.
  */
 import { finding, type Finding } from '../findings';
-import { prop, type JsonArray, type JsonNode } from '../json/parse';
+import type { JsonArray, JsonNode } from '../json/parse';
 import { toolPairs, type Block, type ContextWindow, type Message } from '../model';
 import type { SourceLine, SourceRange } from '../text';
 import { readByLines, type FormatAdapter, type LineReader, type TranscriptEvent } from '../transcript';
 import { readItem } from './openai-responses';
-import { asArray, asString, rangeOf } from '../json/nodes';
+import { asArray, asString, prop, rangeOf } from '../json/nodes';
 import { consumedBoundary, findingEvent, lineMatches, parseJsonLine, Unseen } from './common';
 
 export const codexAdapter: FormatAdapter = {

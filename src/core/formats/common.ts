@@ -6,8 +6,8 @@
  */
 import { finding, type Finding } from '../findings';
 import type { Block, Message, Role } from '../model';
-import { parseJson, prop, type JsonNode, type JsonString } from '../json/parse';
-import { asString, rangeOf } from '../json/nodes';
+import { parseJson, type JsonNode, type JsonString } from '../json/parse';
+import { asString, prop, rangeOf } from '../json/nodes';
 import { splitLines, type SourceRange, type SourceLine } from '../text';
 import type { TranscriptEvent, TranscriptInput } from '../transcript';
 

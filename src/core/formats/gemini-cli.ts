@@ -21,11 +21,11 @@
  * an orphan. No tool registry is recorded; the file is one window.
  */
 import { finding } from '../findings';
-import { parseJson, prop, type JsonArray, type JsonNode, type JsonString } from '../json/parse';
+import { parseJson, type JsonArray, type JsonNode, type JsonString } from '../json/parse';
 import { POSITIONAL_ID, type Block, type ContextWindow, type Message, type ToolCall, type ToolResult } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
-import { asArray, asCount, asString, rangeOf } from '../json/nodes';
+import { asArray, asCount, asString, prop, rangeOf } from '../json/nodes';
 import { countedUsage } from '../usage';
 import { consumedBoundary, findingEvent, lineAt, Unseen } from './common';
 

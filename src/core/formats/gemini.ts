@@ -17,11 +17,11 @@
  * the next turn, equal part counts; consecutive contents of one role are one
  * turn, as the API merges them) is `rules/positions/gemini.ts`.
  */
-import { prop, type JsonArray, type JsonNode, type JsonObject } from '../json/parse';
+import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import { POSITIONAL_ID, type Block, type ContextWindow, type Message, type ToolCall, type ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
 import { readRequestLog, requestLogLines, type ParsedRequest, type ProviderCodec } from './request-log';
-import { asArray, asString, rangeOf } from '../json/nodes';
+import { asArray, asString, prop, rangeOf } from '../json/nodes';
 import { neutralRole } from './common';
 
 /** A fresh codec per read: it remembers the length of the last request, where the logged response's turn goes. */

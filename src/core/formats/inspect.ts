@@ -13,11 +13,11 @@
  */
 import { finding } from '../findings';
 import { LimitError, resolveLimits, type Limits } from '../limits';
-import { parseJson, prop, type JsonArray, type JsonNode } from '../json/parse';
+import { parseJson, type JsonArray, type JsonNode } from '../json/parse';
 import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, ThreadInfo, TranscriptEvent, TranscriptInput } from '../transcript';
-import { asArray, asCount, asString } from '../json/nodes';
+import { asArray, asCount, asString, prop } from '../json/nodes';
 import { countedUsage, threadKey } from '../usage';
 import { consumedBoundary, findingEvent, lineAt, neutralRole, Unseen } from './common';
 import { readZip } from './zip';

@@ -6,11 +6,11 @@
  * messages again) reuses what they were read into.
  */
 import { alignMessages, inferBoundary } from '../align';
-import { fromValue, prop, type JsonNode } from '../json/parse';
+import type { JsonNode } from '../json/parse';
 import type { ContextWindow, Message, ToolSchema } from '../model';
 import { RenderCache } from '../render';
 import type { SourceRange } from '../text';
-import { rangeOf } from '../json/nodes';
+import { fromValue, prop, rangeOf } from '../json/nodes';
 import { parseMessages, parseTool, parseTools, type SkipSink } from './native-parse';
 import { readPlainMessage } from './native-plain';
 

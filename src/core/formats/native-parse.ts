@@ -3,8 +3,8 @@
  * the neutral model, keeping every source range the fix planner edits by:
  * element ranges, id string ranges and the arrays they sit in.
  */
-import { exact, prop, propString, type JsonNode } from '../json/parse';
-import { callInput, rangeOf } from '../json/nodes';
+import { exact, type JsonNode } from '../json/parse';
+import { callInput, prop, propString, rangeOf } from '../json/nodes';
 import type { Block, Message, Role, ToolCall, ToolResult, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 

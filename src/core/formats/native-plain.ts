@@ -5,7 +5,7 @@
  * the values a block keeps as JSON (a call's input, a result's content, an
  * opaque block) are converted. Plain values have no source ranges.
  */
-import { fromValue } from '../json/parse';
+import { fromValue } from '../json/nodes';
 import type { Block, Message, Role, ToolCall, ToolResult } from '../model';
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);

@@ -6,12 +6,12 @@
  * The adapter keeps a historical registry of every tool version seen.
  */
 import { finding, type Finding } from '../findings';
-import { parseJson, prop, propString, type JsonNode } from '../json/parse';
+import { parseJson, type JsonNode } from '../json/parse';
 import type { ContextWindow, Message, RewriteSource } from '../model';
 import { RenderCache } from '../render';
 import type { SourceLine, SourceRange } from '../text';
 import { readByLines, type FormatAdapter, type LineReader, type TranscriptEvent, type TranscriptInput } from '../transcript';
-import { rangeOf } from '../json/nodes';
+import { prop, propString, rangeOf } from '../json/nodes';
 import { parseMessages, type SkipSink } from './native-parse';
 import { proposalWindow, readWindowFields, withHistory } from './native-object';
 import { incompleteLine, Unseen } from './common';

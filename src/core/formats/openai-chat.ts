@@ -13,8 +13,7 @@
  * dropping one from a consumed message is a visible change.
  */
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { prop, propString } from '../json/parse';
-import { asArray, asObject, asString, hasContent, rangeOf } from '../json/nodes';
+import { asArray, asObject, asString, hasContent, prop, propString, rangeOf } from '../json/nodes';
 import type { Block, ContextWindow, Message, ToolCall, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
 import { neutralRole } from './common';

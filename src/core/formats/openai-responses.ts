@@ -19,8 +19,7 @@
  * model actually reads: the previous request and response, then the new input.
  */
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { prop, propString } from '../json/parse';
-import { asArray, asObject, asString, rangeOf } from '../json/nodes';
+import { asArray, asObject, asString, prop, propString, rangeOf } from '../json/nodes';
 import type { Block, ContextWindow, Message, Role, ServerState, ToolSchema } from '../model';
 import type { FormatAdapter } from '../transcript';
 import { neutralRole } from './common';

@@ -23,14 +23,14 @@
  * type Langfuse does not define.
  */
 import { finding } from '../findings';
-import { parseJson, prop, type JsonNode, type JsonObject } from '../json/parse';
+import { parseJson, type JsonNode, type JsonObject } from '../json/parse';
 import type { ContextWindow, Message, ServerState } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { readGeminiRequest, readGeminiResponse } from './gemini';
 import { readResponsesOutput } from './openai-responses';
 import { isLangChainMessage, isMessageList, readMessageList, readOpenInference, readTools } from './otel/messages';
-import { asArray, asCount, asString, rangeOf } from '../json/nodes';
+import { asArray, asCount, asString, prop, rangeOf } from '../json/nodes';
 import { countedUsage, threadKey } from '../usage';
 import { findingEvent, headMatches, lineAt, Unseen } from './common';
 

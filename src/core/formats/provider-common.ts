@@ -5,8 +5,7 @@
  * `json/nodes.ts`, helpers for every reader in `formats/common.ts`.
  */
 import type { JsonArray, JsonNode } from '../json/parse';
-import { prop, propString } from '../json/parse';
-import { rangeOf } from '../json/nodes';
+import { prop, propString, rangeOf } from '../json/nodes';
 import type { Block, Message, Role } from '../model';
 
 /** The same object without the given keys (same node when none of them is present). */

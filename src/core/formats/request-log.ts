@@ -25,8 +25,8 @@
 import type { Finding } from '../findings';
 import { finding } from '../findings';
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { parseJson, prop, propString } from '../json/parse';
-import { asObject, asString, rangeOf } from '../json/nodes';
+import { parseJson } from '../json/parse';
+import { asObject, asString, prop, propString, rangeOf } from '../json/nodes';
 import { carryMessages, planCarry, type CarryPlan, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message } from '../model';
 import type { SourceLine, SourceRange } from '../text';

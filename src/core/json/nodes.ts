@@ -1,10 +1,11 @@
 /**
  * Reading positional JSON nodes (see `parse.ts`): narrowing a node to one
- * type, its source range, whether it carries anything. Every reader uses these
- * and no other copies.
+ * type, its source range, whether it carries anything, a property by key, and
+ * converting between nodes and plain JS values. Every reader uses these and
+ * no other copies.
  */
 import type { SourceRange } from '../text';
-import type { JsonArray, JsonNode, JsonObject, JsonString } from './parse';
+import type { JsonArray, JsonNode, JsonObject, JsonProperty, JsonString } from './parse';
 
 /** The source range of a node, or undefined for nodes made in code (start = -1). */
 export function rangeOf(node: { readonly start: number; readonly end: number } | undefined): SourceRange | undefined {
@@ -60,4 +61,67 @@ export function asCount(node: JsonNode | undefined): number | undefined {
   const text = node?.type === 'number' ? node.raw : node?.type === 'string' && /^\d{1,15}$/.test(node.value) ? node.value : undefined;
   const value = text === undefined ? NaN : Number(text);
   return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** Looks up a property of an object node. */
+export function prop(node: JsonNode | undefined, key: string): JsonNode | undefined {
+  if (node?.type !== 'object') return undefined;
+  for (const p of node.properties) if (p.key === key) return p.value;
+  return undefined;
+}
+
+/** The string value of a property, if it is a string. */
+export function propString(node: JsonNode | undefined, key: string): string | undefined {
+  const value = prop(node, key);
+  return value?.type === 'string' ? value.value : undefined;
+}
+
+/** Converts a node to a plain JS value (numbers via `Number`). */
+export function toValue(node: JsonNode): unknown {
+  switch (node.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const p of node.properties) out[p.key] = toValue(p.value);
+      return out;
+    }
+    case 'array':
+      return node.items.map(toValue);
+    case 'string':
+    case 'boolean':
+      return node.value;
+    case 'number':
+      return Number(node.raw);
+    case 'null':
+      return null;
+  }
+}
+
+/**
+ * Builds a node from a plain JS value, for windows made in code (library
+ * callers, the fix planner). Such nodes have no source: start = end = -1.
+ */
+export function fromValue(value: unknown): JsonNode {
+  if (value === null || value === undefined) return { type: 'null', start: -1, end: -1 };
+  switch (typeof value) {
+    case 'string':
+      return { type: 'string', value, start: -1, end: -1 };
+    case 'number':
+      return { type: 'number', raw: Number.isFinite(value) ? String(value) : 'null', start: -1, end: -1 };
+    case 'boolean':
+      return { type: 'boolean', value, start: -1, end: -1 };
+    case 'object':
+      return Array.isArray(value) ? { type: 'array', items: value.map(fromValue), start: -1, end: -1 } : fromRecord(value as Record<string, unknown>);
+    default:
+      return { type: 'null', start: -1, end: -1 };
+  }
+}
+
+/** Own enumerable properties in `Object.keys` order, `undefined` ones left out (as JSON.stringify does). */
+function fromRecord(record: Record<string, unknown>): JsonNode {
+  const properties: JsonProperty[] = [];
+  for (const key of Object.keys(record)) {
+    const v = record[key];
+    if (v !== undefined) properties.push({ key, keyStart: -1, keyEnd: -1, value: fromValue(v) });
+  }
+  return { type: 'object', properties, start: -1, end: -1 };
 }

@@ -5,8 +5,8 @@
  * source ranges, so findings land on the session file's own lines.
  */
 import type { Block } from '../../model';
-import { prop, propString, type JsonNode } from '../../json/parse';
-import { asArray, asString, rangeOf } from '../../json/nodes';
+import type { JsonNode } from '../../json/parse';
+import { asArray, asString, prop, propString, rangeOf } from '../../json/nodes';
 import { idRange, textBlock } from '../common';
 
 /** The neutral blocks of one Anthropic-shaped `content` value (string or block list). */

@@ -7,7 +7,8 @@
  * `record-skipped` info.
  */
 import { finding, type Finding } from '../../findings';
-import { prop, propString, type JsonNode } from '../../json/parse';
+import type { JsonNode } from '../../json/parse';
+import { prop, propString } from '../../json/nodes';
 import type { SourceLine, SourceRange } from '../../text';
 import { parseJsonLine, Unseen } from '../common';
 import { onlyToolResults } from './blocks';

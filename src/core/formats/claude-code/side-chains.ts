@@ -10,8 +10,8 @@
  * (`toolUseResult.agentId`), or else by its prompt (the side-chain's first
  * user text is the call's `input.prompt`).
  */
-import { prop, propString, type JsonNode } from '../../json/parse';
-import { asArray, asString } from '../../json/nodes';
+import type { JsonNode } from '../../json/parse';
+import { asArray, asString, prop, propString } from '../../json/nodes';
 import type { ThreadInfo } from '../../transcript';
 import type { CcRecord } from './records';
 

@@ -19,11 +19,11 @@
  *   the first and a legacy `function_call_name` are kept as opaque blocks, so
  *   `unread-parts.ts` names or counts what is not read.
  */
-import { prop, type JsonArray, type JsonNode } from '../../json/parse';
+import type { JsonArray, JsonNode } from '../../json/parse';
 import type { Block, Message, ToolCall, ToolSchema } from '../../model';
 import { readChatMessage } from '../openai-chat';
 import { readItem } from '../openai-responses';
-import { asArray, asString, rangeOf } from '../../json/nodes';
+import { asArray, asString, prop, rangeOf } from '../../json/nodes';
 import { neutralRole } from '../common';
 
 /** Reads a list of messages in whichever of the known shapes each element has. */
