@@ -27,6 +27,20 @@ function stepsOf(adapter: FormatAdapter, file: string, text: string): Rewrite[] 
   return [...adapter.read(inputFromText(file, text))].flatMap((e) => (e.kind === 'step' ? [e.rewrite] : []));
 }
 
+/** Every file of the corpus a reader recognises, with its text and that reader. */
+function* recognisedCorpusFiles(): Generator<{ adapter: FormatAdapter; file: string; text: string }> {
+  for (const folder of fs.readdirSync(CORPUS)) {
+    const dir = path.join(CORPUS, folder);
+    if (!fs.statSync(dir).isDirectory()) continue;
+    for (const name of fs.readdirSync(dir)) {
+      const file = path.join(dir, name);
+      const text = fs.readFileSync(file, 'utf8');
+      const adapter = detectFormat(headOf(inputFromText(file, text)));
+      if (adapter) yield { adapter, file, text };
+    }
+  }
+}
+
 function sameVerdicts(steps: readonly Rewrite[], tokens: false | 'o200k_base' = false): number {
   const fast = createEngineContext(tokens);
   const full = createEngineContext(tokens);
@@ -36,16 +50,7 @@ function sameVerdicts(steps: readonly Rewrite[], tokens: false | 'o200k_base' = 
 
 test('every step of every corpus file: the same verdict as the full judge', () => {
   let steps = 0;
-  for (const folder of fs.readdirSync(CORPUS)) {
-    const dir = path.join(CORPUS, folder);
-    if (!fs.statSync(dir).isDirectory()) continue;
-    for (const name of fs.readdirSync(dir)) {
-      const file = path.join(dir, name);
-      const text = fs.readFileSync(file, 'utf8');
-      const adapter = detectFormat(headOf(inputFromText(file, text)));
-      if (adapter) steps += sameVerdicts(stepsOf(adapter, file, text));
-    }
-  }
+  for (const { adapter, file, text } of recognisedCorpusFiles()) steps += sameVerdicts(stepsOf(adapter, file, text));
   assert.ok(steps > 20, `${steps} steps judged`);
 });
 
@@ -119,16 +124,7 @@ function sameWindowReports(adapter: FormatAdapter, file: string, text: string): 
 
 test('window findings reported window by window: the incremental path gives the full path\'s, on every corpus file', () => {
   let windows = 0;
-  for (const folder of fs.readdirSync(CORPUS)) {
-    const dir = path.join(CORPUS, folder);
-    if (!fs.statSync(dir).isDirectory()) continue;
-    for (const name of fs.readdirSync(dir)) {
-      const file = path.join(dir, name);
-      const text = fs.readFileSync(file, 'utf8');
-      const adapter = detectFormat(headOf(inputFromText(file, text)));
-      if (adapter) windows += sameWindowReports(adapter, file, text);
-    }
-  }
+  for (const { adapter, file, text } of recognisedCorpusFiles()) windows += sameWindowReports(adapter, file, text);
   assert.ok(windows > 20, `${windows} windows`);
 });
 
