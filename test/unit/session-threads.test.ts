@@ -111,8 +111,9 @@ describe("a request log's threads", () => {
     assert.ok(header >= 0);
     const second = view.rows.filter((r) => r.thread === 2);
     assert.ok(second.some((r) => r.kind === 'message' && /sub-agent/.test(r.text)), 'the sub-agent thread’s own messages');
+    assert.deepEqual(report.steps.map((x) => [x.index, x.thread]), [[1, 1], [2, 2], [3, 1], [4, 1]], 'the sub-agent’s step is thread 2');
     const steps = view.rows.filter((r): r is Extract<Row, { kind: 'step' }> => r.kind === 'step');
-    for (const step of steps) assert.equal(step.thread ?? 1, report.steps.find((x) => x.index === step.index)!.thread ?? 1);
+    assert.deepEqual(steps.map((x) => [x.index, x.thread ?? 1]), [[1, 1], [2, 2], [3, 1], [4, 1]], 'each step row nested with its thread');
     assert.deepEqual(view.threads.map((t) => t.id), [1, 2]);
   });
 
