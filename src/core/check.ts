@@ -12,6 +12,7 @@ import { headOf, inputFromText, lineTooLong } from './io';
 import { resolveLimits, type Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import { MessageTally, sessionSummary } from './session';
+import { partitionPoint } from '../shared/search';
 import { ThreadTally } from './file-threads';
 import { LineIndex } from './text';
 import { UsageScanner } from './usage';
@@ -288,14 +289,7 @@ export function finishRun(run: Run, adapter: FormatAdapter, file: string, lineSt
 
 /** The 1-based line holding an offset, from the line starts. */
 function lineNumber(lineStarts: readonly number[], offset: number): number {
-  let lo = 0;
-  let hi = lineStarts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((lineStarts[mid] ?? 0) <= offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return Math.max(1, lo);
+  return Math.max(1, partitionPoint(lineStarts.length, (i) => (lineStarts[i] ?? 0) <= offset));
 }
 
 /**

@@ -9,6 +9,7 @@
  * one window per request).
  */
 import type { ContextWindow } from './model';
+import { partitionPoint } from '../shared/search';
 import { pairCounts, turnsOf, type PairCounts } from './session';
 import type { ThreadInfo } from './transcript';
 import { threadKey, type UsageRecord } from './usage';
@@ -88,7 +89,7 @@ export class ThreadTally {
     const starts = [...this.starts].sort((a, b) => a.at - b.at);
     return usage.map((record) => {
       if (record.thread !== 'main') return record;
-      const start = starts[firstAtOrAfter(starts, record.offset)];
+      const start = starts[partitionPoint(starts.length, (i) => starts[i]!.at < record.offset)];
       return start && start.at < record.end ? { ...record, thread: threadKey(start.thread) } : record;
     });
   }
@@ -103,17 +104,6 @@ export class ThreadTally {
     entry.counts = countsOf(entry.window);
     entry.window = undefined;
   }
-}
-
-function firstAtOrAfter(starts: readonly { readonly at: number }[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (starts[mid]!.at < offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function countsOf(window: ContextWindow | undefined): Counts {
