@@ -9,6 +9,7 @@ import type { Decision } from '../core/findings';
 import { escapeControls } from '../core/text';
 import type { LiveOptions, ProxyCommand, RunCommand } from './live-args';
 import { paletteFor, type Palette } from './plain';
+import { verdictRules } from '../core/live/judge';
 import { startProxy, type ProxyOptions, type VerdictEvent } from '../core/live/proxy';
 
 /** Counts of what the proxy judged, for the summary. */
@@ -35,7 +36,7 @@ export function verdictLines(event: VerdictEvent, c: Palette): string[] {
   const { verdict } = event;
   const word = verdict.decision.toUpperCase();
   const decision = verdict.decision === 'abort' ? c.red(c.bold(word)) : verdict.decision === 'defer' ? c.yellow(word) : c.green(word);
-  const rules = [...new Set(verdict.findings.map((f) => f.rule))].join(' ');
+  const rules = verdictRules(verdict).join(' ');
   const head = `thread ${verdict.thread} step ${verdict.step} ${decision} ${escapeControls(event.path)}${rules ? ` ${rules}` : ''}${event.refused ? ` ${c.red('REFUSED')}` : ''}`;
   if (verdict.decision === 'patch') return [head];
   return [head, ...verdict.findings.map((f) => `  ${f.severity} ${c.dim(f.rule)} ${escapeControls(f.message)}${f.toolCallId ? ` ${c.dim(`[${escapeControls(f.toolCallId)}]`)}` : ''}`)];

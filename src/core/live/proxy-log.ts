@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import { rebuildStreamedBody } from './sse';
-import type { LiveVerdict, PendingExchange } from './judge';
+import { verdictRules, type LiveVerdict, type PendingExchange } from './judge';
 
 export class ExchangeLog {
   private constructor(private readonly fd: number) {}
@@ -28,7 +28,7 @@ export class ExchangeLog {
   }
 
   refusal(uri: string, request: string, verdict: LiveVerdict, error: string): void {
-    const head = JSON.stringify({ method: 'POST', uri, thread: verdict.thread, step: verdict.step, decision: verdict.decision, rules: [...new Set(verdict.findings.map((f) => f.rule))], toolCallIds: verdict.toolCallIds });
+    const head = JSON.stringify({ method: 'POST', uri, thread: verdict.thread, step: verdict.step, decision: verdict.decision, rules: verdictRules(verdict), toolCallIds: verdict.toolCallIds });
     this.write(`{"refused":${head.slice(0, -1)},"request":${oneLine(request)},"error":${error}}}`);
   }
 
