@@ -23,7 +23,7 @@ export class ExchangeLog {
   exchange(uri: string, request: string, status: number, response: string, streamed: boolean, pending: PendingExchange): void {
     const { verdict } = pending;
     const head = JSON.stringify({ method: 'POST', uri, status, thread: verdict.thread, step: verdict.step, decision: verdict.decision });
-    const body = streamed ? JSON.stringify(rebuildStreamedBody(pending.provider, response) ?? null) : oneLine(response);
+    const body = streamed ? JSON.stringify(rebuildStreamedBody(pending.provider, response) ?? null) : responseLine(response);
     this.write(`${head.slice(0, -1)},"request":${oneLine(request)},"response":${body}}`);
   }
 
@@ -41,11 +41,19 @@ export class ExchangeLog {
   }
 }
 
-/** A JSON text on one line: raw line breaks can only be whitespace between tokens in valid JSON. */
+/**
+ * A JSON text on one line: raw line breaks can only be whitespace between
+ * tokens in valid JSON. For a request body: the guard has parsed it (a body
+ * that does not parse is answered 400 and never logged), so it is not parsed again.
+ */
 function oneLine(json: string): string {
-  const text = json.trim();
-  if (text === '' || !isJson(text)) return 'null';
-  return text.replace(/[\r\n]+/g, ' ');
+  return json.trim().replace(/[\r\n]+/g, ' ');
+}
+
+/** A response body on one line; `null` when it is empty or not JSON (an upstream's HTML error page). */
+function responseLine(text: string): string {
+  const json = text.trim();
+  return json !== '' && isJson(json) ? oneLine(json) : 'null';
 }
 
 function isJson(text: string): boolean {
