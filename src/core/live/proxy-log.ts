@@ -10,7 +10,6 @@
  * read it). Headers are never written.
  */
 import * as fs from 'node:fs';
-import { rebuildStreamedBody } from './sse';
 import { verdictRules, type LiveVerdict, type PendingExchange } from './judge';
 
 export class ExchangeLog {
@@ -20,11 +19,11 @@ export class ExchangeLog {
     return new ExchangeLog(fs.openSync(file, 'a'));
   }
 
-  exchange(uri: string, request: string, status: number, response: string, streamed: boolean, pending: PendingExchange): void {
+  /** `response`: the body as JSON text (a stream already rebuilt into the body it stands for). */
+  exchange(uri: string, request: string, status: number, response: string, pending: PendingExchange): void {
     const { verdict } = pending;
     const head = JSON.stringify({ method: 'POST', uri, status, thread: verdict.thread, step: verdict.step, decision: verdict.decision });
-    const body = streamed ? JSON.stringify(rebuildStreamedBody(pending.provider, response) ?? null) : responseLine(response);
-    this.write(`${head.slice(0, -1)},"request":${oneLine(request)},"response":${body}}`);
+    this.write(`${head.slice(0, -1)},"request":${oneLine(request)},"response":${responseLine(response)}}`);
   }
 
   refusal(uri: string, request: string, verdict: LiveVerdict, error: string): void {

@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { providerErrorBody, providerOfPath, refusalMessage, type LiveProvider } from './endpoints';
 import { LiveGuard, type LiveVerdict, type PendingExchange } from './judge';
 import { ExchangeLog } from './proxy-log';
+import { rebuildStreamedBody } from './sse';
 
 export interface ProxyOptions {
   readonly port?: number;
@@ -166,8 +167,11 @@ function record(recording: Recording, answer: http.IncomingMessage, text: string
   const streamed = (answer.headers['content-type'] ?? '').includes('text/event-stream');
   const status = answer.statusCode ?? 0;
   try {
-    recording.guard.record(recording.pending, status, text, streamed);
-    recording.log?.exchange(recording.path, body.toString('utf8'), status, text, streamed, recording.pending);
+    // A stream is rebuilt once into the body it stands for ('' when it holds none), for the guard and the log.
+    const rebuilt = streamed ? rebuildStreamedBody(recording.pending.provider, text) : undefined;
+    const response = streamed ? (rebuilt ? JSON.stringify(rebuilt) : '') : text;
+    recording.guard.record(recording.pending, status, response, false);
+    recording.log?.exchange(recording.path, body.toString('utf8'), status, response, recording.pending);
   } catch (error) {
     process.stderr.write(`prefix-lens proxy: an exchange could not be recorded (${(error as Error).message})\n`);
   }
