@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { checkRequest, DocumentFollower, type TranscriptRequest } from '../../src/extension/engine';
 import { CORPUS } from './provider-helpers';
 
-const session = fs.readFileSync(path.join(CORPUS, 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8');
+const session = fs.readFileSync(path.join(CORPUS, 'claude-code', 'spotter_258c7280-ae70-4798-800f-63464d01a85d.excerpt-L1236-L1278.jsonl'), 'utf8');
 const file = '/tmp/session.jsonl';
 const request = (text: string, limits: TranscriptRequest['limits'] = {}): TranscriptRequest => ({ kind: 'transcript', file, text, tokens: false, limits });
 const lines = session.split(/(?<=\n)/);
@@ -32,6 +32,7 @@ describe('DocumentFollower', () => {
       assert.equal(follower.position, text.length);
       if (appended) assert.ok(before > 0 && before < text.length);
     }
+    assert.deepEqual(checkRequest(request(upTo(41))).findings.map((f) => f.rule), ['prefix-mutated'], 'an append brings the compaction step and its finding');
   });
 
   it('reads again from the start after an edit, a change before the read position, or other settings', () => {
