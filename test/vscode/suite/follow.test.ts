@@ -74,7 +74,8 @@ suite('follow a growing file', () => {
 
   test('a real Claude Code session growing line by line: each append read on its own (only the new lines), the diagnostics those of a full check', async () => {
     const { checker } = await api();
-    const real = path.join(repoPath(), '..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl');
+    // A session with a finding (a compaction's prefix-mutated), so "the diagnostics of a full check" is not an empty list.
+    const real = path.join(repoPath(), '..', 'shared', 'corpus', 'claude-code', 'spotter_258c7280-ae70-4798-800f-63464d01a85d.excerpt-L1236-L1278.jsonl');
     const lines = fs.readFileSync(real, 'utf8').split(/(?<=\n)/);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-grow-')), 'session.jsonl');
     fs.writeFileSync(file, lines.slice(0, 10).join(''));
@@ -96,6 +97,7 @@ suite('follow a growing file', () => {
       assert.ok(checker.stats.followed > followed, `the append of line ${n + 1} was read on its own`);
     }
     const grown = diagnosticsOf(session.uri).map((d) => `${codeOf(d).value}@${d.range.start.line}:${d.range.start.character}`).sort();
+    assert.ok(grown.some((d) => d.startsWith('prefix-mutated@')), `the compaction's finding is there after the appends: ${grown.join(', ')}`);
     await closeAll();
     const fresh = await openTranscript(file);
     assert.deepEqual(diagnosticsOf(fresh.session.uri).map((d) => `${codeOf(d).value}@${d.range.start.line}:${d.range.start.character}`).sort(), grown, 'as a full check of the same file');
