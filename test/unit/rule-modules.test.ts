@@ -35,7 +35,9 @@ describe('rule modules: one home per rule', () => {
   });
 
   it('runs every check a rule module exports, as a window or a step check', () => {
-    const exported = RULE_MODULES.flatMap((m) => Object.entries(m).filter(([name, value]) => name.startsWith('check') && typeof value === 'function'));
+    // A window rule runs as its `emitX` (its `checkX` only lists what that emits); a step rule as its `checkX`.
+    const runs = (m: object, name: string) => name.startsWith('emit') || (name.startsWith('check') && !(`emit${name.slice('check'.length)}` in m));
+    const exported = RULE_MODULES.flatMap((m) => Object.entries(m).filter(([name, value]) => typeof value === 'function' && runs(m, name)));
     const running = new Set<unknown>([...WINDOW_CHECKS, ...STEP_CHECKS]);
     for (const [name, check] of exported) {
       assert.ok(running.has(check), `${name} is exported by a rule module but is in neither WINDOW_CHECKS nor STEP_CHECKS`);

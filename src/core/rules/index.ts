@@ -51,21 +51,15 @@ export const RULE_IDS: readonly RuleId[] = RULE_MODULES.map((m) => m.meta.id);
 
 export const RULES: Readonly<Record<RuleId, RuleInfo>> = Object.fromEntries(RULE_MODULES.map((m) => [m.meta.id, m.meta])) as Record<RuleId, RuleInfo>;
 
-/** The window checks, in the order their findings are listed. */
-export const WINDOW_CHECKS: readonly ((window: ContextWindow, pairs: Map<string, ToolPair>) => Finding[])[] = [
-  toolUseOrphaned.checkToolUseOrphaned,
-  toolResultOrphaned.checkToolResultOrphaned,
-  toolResultDuplicated.checkToolResultDuplicated,
-  toolCallIdReused.checkToolCallIdReused,
-  toolResultMisplaced.checkToolResultMisplaced,
-];
-
-/** The same checks in the same order, each handing its findings to `emit` one by one (each `checkX` lists what `emitX` emits). */
-const WINDOW_EMITTERS: readonly ((window: ContextWindow, pairs: Map<string, ToolPair>, emit: Emit) => void)[] = [
+/**
+ * The window checks, in the order their findings are listed: each hands its
+ * findings to `emit` one by one (its module's `checkX` lists what its `emitX` emits).
+ */
+export const WINDOW_CHECKS: readonly ((window: ContextWindow, pairs: Map<string, ToolPair>, emit: Emit) => void)[] = [
   toolUseOrphaned.emitToolUseOrphaned,
   toolResultOrphaned.emitToolResultOrphaned,
   toolResultDuplicated.emitToolResultDuplicated,
-  (window, _pairs, emit) => toolCallIdReused.emitToolCallIdReused(window, emit),
+  toolCallIdReused.emitToolCallIdReused,
   toolResultMisplaced.emitToolResultMisplaced,
 ];
 
@@ -76,7 +70,7 @@ export function checkWindow(window: ContextWindow, pairs = toolPairs(window)): F
 
 /** `checkWindow`'s findings handed to `emit` one by one, without a list of them all. */
 export function emitWindowFindings(window: ContextWindow, pairs: Map<string, ToolPair>, emit: Emit): void {
-  for (const check of WINDOW_EMITTERS) check(window, pairs, emit);
+  for (const check of WINDOW_CHECKS) check(window, pairs, emit);
 }
 
 /** The before/after checks of one rewrite, in the order their findings are listed. */

@@ -19,10 +19,11 @@ export const meta = defineRule({
 });
 
 export function checkToolCallIdReused(window: ContextWindow): Finding[] {
-  return collected((emit) => emitToolCallIdReused(window, emit));
+  return collected((emit) => emitToolCallIdReused(window, undefined, emit));
 }
 
-export function emitToolCallIdReused(window: ContextWindow, emit: Emit): void {
+/** The window checks' signature (`WINDOW_CHECKS`); ids are read from the messages, not the pairs. */
+export function emitToolCallIdReused(window: ContextWindow, _pairs: unknown, emit: Emit): void {
   const firstCall = new Map<string, ToolCall>();
   const shared = sharedParts();
   for (const message of window.messages) {
