@@ -195,11 +195,18 @@ function lifetimeOf(record: UsageRecord): number {
 }
 
 function cacheRows(usage: readonly UsageRecord[], steps: readonly StepReport[], findings: readonly Finding[]): CacheRow[] {
+  const stepsOf = new Map<string, StepReport[]>();
+  for (const step of steps) {
+    const key = threadKey(step.thread);
+    let list = stepsOf.get(key);
+    if (!list) stepsOf.set(key, (list = []));
+    list.push(step);
+  }
   const previous = new Map<string, UsageRecord>();
   return usage.map((record, i) => {
     const before = previous.get(record.thread);
     previous.set(record.thread, record);
-    return cacheRow(record, i + 1, before, steps, findings);
+    return cacheRow(record, i + 1, before, stepsOf.get(record.thread) ?? [], findings);
   });
 }
 
@@ -207,12 +214,13 @@ function breakStep(steps: readonly StepReport[], from: number, to: number): Step
   return steps.find((s) => s.range && s.range.start > from && s.range.start <= to && (s.decision !== 'patch' || s.cacheImpact.invalidatedTokens > 0));
 }
 
-function cacheRow(record: UsageRecord, index: number, before: UsageRecord | undefined, steps: readonly StepReport[], findings: readonly Finding[]): CacheRow {
+/** `threadSteps`: the steps of the record's thread. */
+function cacheRow(record: UsageRecord, index: number, before: UsageRecord | undefined, threadSteps: readonly StepReport[], findings: readonly Finding[]): CacheRow {
   const { style: _style, longLived: _longLived, cacheControl: _cacheControl, end: _end, ...reported } = record;
   const base = { ...reported, index };
   if (!before) return { ...base, predicted: { intact: true }, agreement: 'agrees' };
   const expectedRead = cachedAfter(before);
-  const step = breakStep(steps.filter((s) => threadKey(s.thread) === record.thread), before.end, record.end);
+  const step = breakStep(threadSteps, before.end, record.end);
   const predicted = step
     ? { intact: false, step: step.index, consumedTokens: step.cacheImpact.consumedTokens, keptTokens: step.cacheImpact.consumedTokens - step.cacheImpact.invalidatedTokens }
     : { intact: true };
