@@ -162,9 +162,15 @@ export function assertNever(value: never, what = 'message'): never {
   throw new Error(`Unexpected ${what}: ${JSON.stringify(value)}`);
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+export const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 const isText = (value: unknown): value is string => typeof value === 'string';
+
+/** A source range from untrusted data: two counts, `end` not before `start`. */
+export function readRange(value: unknown): SourceRange | undefined {
+  if (!isRecord(value) || !isCount(value.start) || !isCount(value.end) || value.end < value.start) return undefined;
+  return { start: value.start, end: value.end };
+}
 
 type MessageOf<T extends WebviewMessage['type']> = Extract<WebviewMessage, { readonly type: T }>;
 
@@ -181,9 +187,8 @@ const WEBVIEW_MESSAGE_READERS: { readonly [T in WebviewMessage['type']]: (messag
   selectStep: (m) => (isCount(m.step) ? { type: 'selectStep', step: m.step } : undefined),
   applyFix: (m) => (isCount(m.step) ? { type: 'applyFix', step: m.step } : undefined),
   reveal: (m) => {
-    const range = m.range;
-    if (!isRecord(range) || !isCount(range.start) || !isCount(range.end) || range.end < range.start) return undefined;
-    return { type: 'reveal', range: { start: range.start, end: range.end } };
+    const range = readRange(m.range);
+    return range && { type: 'reveal', range };
   },
 };
 

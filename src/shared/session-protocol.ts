@@ -11,6 +11,7 @@ import type { PairState } from '../core/pairing';
 import type { Role } from '../core/model';
 import type { PairCounts, SessionSummary } from '../core/session';
 import type { SourceRange } from '../core/text';
+import { isCount, isRecord, readRange } from './protocol';
 
 export const SESSION_PROTOCOL_VERSION = 1;
 export const SESSION_VIEW_TYPE = 'prefixLens.session';
@@ -118,25 +119,22 @@ export type SessionWebviewMessage =
   | { readonly type: 'openStep'; readonly step: number }
   | { readonly type: 'reveal'; readonly range: SourceRange };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+type MessageOf<T extends SessionWebviewMessage['type']> = Extract<SessionWebviewMessage, { readonly type: T }>;
+
+/** How each session webview message type is read from untrusted data (the inspector's table, protocol.ts). */
+const SESSION_MESSAGE_READERS: { readonly [T in SessionWebviewMessage['type']]: (message: Record<string, unknown>) => MessageOf<T> | undefined } = {
+  ready: (m) => (typeof m.protocol === 'number' ? { type: 'ready', protocol: m.protocol } : undefined),
+  openStep: (m) => (isCount(m.step) && m.step > 0 ? { type: 'openStep', step: m.step } : undefined),
+  reveal: (m) => {
+    const range = readRange(m.range);
+    return range && { type: 'reveal', range };
+  },
+};
 
 /** Validates a message from the session webview (untrusted) before the host acts on it. */
 export function parseSessionWebviewMessage(value: unknown): SessionWebviewMessage | undefined {
-  if (!isRecord(value)) return undefined;
-  switch (value.type) {
-    case 'ready':
-      return typeof value.protocol === 'number' ? { type: 'ready', protocol: value.protocol } : undefined;
-    case 'openStep':
-      return isCount(value.step) && value.step > 0 ? { type: 'openStep', step: value.step } : undefined;
-    case 'reveal': {
-      const range = value.range;
-      if (!isRecord(range) || !isCount(range.start) || !isCount(range.end) || range.end < range.start) return undefined;
-      return { type: 'reveal', range: { start: range.start, end: range.end } };
-    }
-    default:
-      return undefined;
-  }
+  if (!isRecord(value) || typeof value.type !== 'string' || !Object.hasOwn(SESSION_MESSAGE_READERS, value.type)) return undefined;
+  return SESSION_MESSAGE_READERS[value.type as SessionWebviewMessage['type']](value);
 }
 
 /** Validates a message from the host; the webview ignores anything else. */
