@@ -11,6 +11,7 @@ import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import { el } from './dom';
 import type { FindingView, PaneSegment, StepDetail, StepSummary } from '../src/shared/protocol';
+import { threadSuffix } from '../src/shared/session-text';
 
 const icon = (name: string, className = '') => el('span', { className: `codicon codicon-${name} ${className}`, attrs: { 'aria-hidden': 'true' } });
 
@@ -47,7 +48,7 @@ export function banner(detail: StepDetail, total: number, previewing: boolean): 
     'div',
     { className: 'pl-banner-head' },
     decision,
-    el('span', { className: 'pl-step', text: `Step ${step.index} of ${total}${threadText(step)}` }),
+    el('span', { className: 'pl-step', text: `Step ${step.index} of ${total}${threadSuffix(step.thread)}` }),
     source,
     impact,
     ...(step.applied ? [] : [el('span', { className: 'pl-not-applied', text: 'not applied' })]),
@@ -66,11 +67,6 @@ export function banner(detail: StepDetail, total: number, previewing: boolean): 
   return box;
 }
 
-/** " (thread 2)" for a step of a file holding several conversations, else nothing. */
-function threadText(step: StepSummary): string {
-  return step.thread === undefined ? '' : ` (thread ${step.thread})`;
-}
-
 /** One tick per step, coloured by decision. */
 export function timeline(steps: readonly StepSummary[], selected: number | undefined, onSelect: (step: number) => void): HTMLElement {
   const list = el('div', { className: 'pl-timeline', attrs: { role: 'listbox', 'aria-label': 'Steps' } });
@@ -78,7 +74,7 @@ export function timeline(steps: readonly StepSummary[], selected: number | undef
     const tick = el('button', {
       className: 'pl-tick',
       text: String(s.index),
-      title: `Step ${s.index}${threadText(s)}: ${s.decision.toUpperCase()} · ${s.source}${s.rules.length ? ' · ' + s.rules.join(', ') : ''}`,
+      title: `Step ${s.index}${threadSuffix(s.thread)}: ${s.decision.toUpperCase()} · ${s.source}${s.rules.length ? ' · ' + s.rules.join(', ') : ''}`,
       attrs: { role: 'option', 'data-decision': s.decision, 'aria-selected': String(s.index === selected), 'data-step': String(s.index) },
     });
     tick.addEventListener('click', () => onSelect(s.index));

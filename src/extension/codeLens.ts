@@ -4,6 +4,7 @@
  * Clicking it selects the step and opens the inspector on it.
  */
 import * as vscode from 'vscode';
+import { threadSuffix } from '../shared/session-text';
 import type { Sessions } from './sessions';
 import { readSettings, SECTION } from './settings';
 import { type Finding, type Report, RULES, shownThread, type StepReport } from './engine';
@@ -13,7 +14,7 @@ export const INSPECT_STEP_COMMAND = 'prefixLens.inspectStep';
 /** The lens title of one step (pure). */
 export function stepLensTitle(report: Report, step: StepReport): string {
   const thread = shownThread(report.steps, step);
-  const parts = [`Step ${step.index}/${report.steps.length}${thread === undefined ? '' : ` (thread ${thread})`}`, step.decision.toUpperCase()];
+  const parts = [`Step ${step.index}/${report.steps.length}${threadSuffix(thread)}`, step.decision.toUpperCase()];
   const lead = leadingFinding(report, step);
   if (lead) parts.push(lead.toolCallId ? `${lead.rule} ${lead.toolCallId}` : lead.rule);
   else if (step.rules[0]) parts.push(step.rules[0]);

@@ -5,6 +5,7 @@
  * and clears a document's diagnostics when its session closes.
  */
 import * as vscode from 'vscode';
+import { threadSuffix } from '../shared/session-text';
 import type { Session, Sessions } from './sessions';
 import { readSettings, REPUBLISH_KEYS, type SeverityOverride } from './settings';
 import { type Finding, relatedLocations, type Report, type RuleId, type Severity, shownThread } from './engine';
@@ -42,8 +43,7 @@ export function toDiagnostics(
 /** " (thread 2)" when the step's file holds more than one conversation, as the CodeLens and the Rewrites view say it. */
 function threadOf(report: Report, index: number): string {
   const step = report.steps.find((s) => s.index === index);
-  const thread = step ? shownThread(report.steps, step) : undefined;
-  return thread === undefined ? '' : ` (thread ${thread})`;
+  return threadSuffix(step ? shownThread(report.steps, step) : undefined);
 }
 
 function toDiagnostic(

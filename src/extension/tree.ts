@@ -5,7 +5,7 @@
  * pairs of the current window; clicking reveals the range in the editor.
  */
 import * as vscode from 'vscode';
-import { statusText } from '../shared/session-text';
+import { statusText, threadSuffix } from '../shared/session-text';
 import { OPEN_SESSION_VIEW_COMMAND } from './session-view/editor';
 import type { LensLimit } from './lens-limit';
 import type { Session, Sessions } from './sessions';
@@ -173,7 +173,7 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
     const findings = session.report?.findings.filter((f) => f.step === step.index).length ?? 0;
     const state = findings > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
     const thread = session.report ? shownThread(session.report.steps, step) : undefined;
-    const item = new vscode.TreeItem(`Step ${step.index}${thread === undefined ? '' : ` (thread ${thread})`} · ${step.decision.toUpperCase()}`, state);
+    const item = new vscode.TreeItem(`Step ${step.index}${threadSuffix(thread)} · ${step.decision.toUpperCase()}`, state);
     item.id = `${session.uri.toString()}#step-${step.index}-${session.reportVersion}`;
     item.description = [step.source, ...step.rules].join(' · ');
     item.iconPath = icon(DECISION_ICON[step.decision]);

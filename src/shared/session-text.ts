@@ -21,6 +21,11 @@ export function statusText(summary: SessionSummary): string {
   return `${summary.format} · ${steps} · ${pairsText(summary.pairs)}`;
 }
 
+/** ` (thread 2)` after a step of a file holding several conversations (its thread shown), else nothing. */
+export function threadSuffix(thread: number | undefined): string {
+  return thread === undefined ? '' : ` (thread ${thread})`;
+}
+
 /** True when nothing in the session needs a look: no abort or defer, no orphaned pair, no error or warning. */
 export function isClean(summary: SessionSummary, problems: number): boolean {
   return summary.decisions.abort === 0 && summary.decisions.defer === 0 && summary.pairs.orphaned === 0 && problems === 0;
