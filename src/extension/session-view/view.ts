@@ -10,6 +10,7 @@
  */
 import { CARRIED_FROM, pairStates, renderJson, toolPairs, type ContextWindow, type Finding, type JsonNode, type Message, type Report, type StepReport, type ThreadWindow } from '../engine';
 import { requestOrder } from './request-order';
+import { partitionPoint } from '../../shared/search';
 import { SESSION_PROTOCOL_VERSION, type RowFinding, type RowTool, type SessionView, type TimelineRow } from '../../shared/session-protocol';
 
 /** Characters of a message's text sent to the webview (the size badge says the rest). */
@@ -289,13 +290,7 @@ function placeUsage(rows: TimelineRow[], cache: NonNullable<Report['session']>['
   const messages = byStart('message');
   const taken = new Set<number>();
   const find = (list: readonly { i: number; start: number; end: number }[], offset: number) => {
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid]!.start <= offset) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = partitionPoint(list.length, (k) => list[k]!.start <= offset);
     // The rows starting at or before the offset, nearest first (a few: ranges barely nest).
     for (let k = lo - 1; k >= 0 && k >= lo - 8; k--) if (offset < list[k]!.end && !taken.has(list[k]!.i)) return list[k]!.i;
     return -1;
