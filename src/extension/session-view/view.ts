@@ -78,7 +78,16 @@ function messageRow(entry: Entry, thread: number | undefined): TimelineRow {
   };
 }
 
-function stepRow(s: StepReport, report: Report, thread: number | undefined): TimelineRow {
+/** A report's step findings grouped by step, in report order (one pass, not one per step). */
+type StepFindings = ReadonlyMap<number, readonly RowFinding[]>;
+
+function findingsByStep(findings: readonly Finding[]): StepFindings {
+  const byStep = new Map<number, RowFinding[]>();
+  for (const f of findings) if (f.step !== undefined) (byStep.get(f.step) ?? byStep.set(f.step, []).get(f.step)!).push(rowFinding(f));
+  return byStep;
+}
+
+function stepRow(s: StepReport, byStep: StepFindings, thread: number | undefined): TimelineRow {
   return {
     kind: 'step',
     ...(thread !== undefined && { thread }),
@@ -86,7 +95,7 @@ function stepRow(s: StepReport, report: Report, thread: number | undefined): Tim
     decision: s.decision,
     source: s.source,
     rules: s.rules,
-    findings: report.findings.filter((f) => f.step === s.index).map(rowFinding),
+    findings: byStep.get(s.index) ?? [],
     ...(s.range && { range: s.range }),
   };
 }
@@ -103,21 +112,21 @@ interface Block {
   readonly final: ContextWindow | undefined;
 }
 
-function blockOf(report: Report, final: ContextWindow | undefined, steps: readonly StepReport[], thread: number | undefined): Block {
-  if (final?.live === false || steps.some((s) => s.source === 'request')) return requestBlock(report, final, steps, thread);
+function blockOf(byStep: StepFindings, final: ContextWindow | undefined, steps: readonly StepReport[], thread: number | undefined): Block {
+  if (final?.live === false || steps.some((s) => s.source === 'request')) return requestBlock(byStep, final, steps, thread);
   const entries = timelineMessages(final, steps);
   const rows = mergeByStart(
     entries.map((e) => messageRow(e, thread)),
-    steps.map((s) => stepRow(s, report, thread)),
+    steps.map((s) => stepRow(s, byStep, thread)),
   );
   return { rows, entries, final };
 }
 
 /** A request body or a log of requests: the last window in its own order, each step before the messages its request added (request-order.ts). */
-function requestBlock(report: Report, final: ContextWindow | undefined, steps: readonly StepReport[], thread: number | undefined): Block {
+function requestBlock(byStep: StepFindings, final: ContextWindow | undefined, steps: readonly StepReport[], thread: number | undefined): Block {
   const entries: Entry[] = [];
   const rows = requestOrder(final, steps).map((item) => {
-    if (item.kind === 'step') return stepRow(item.step, report, thread);
+    if (item.kind === 'step') return stepRow(item.step, byStep, thread);
     const entry = { message: item.message, dropped: item.dropped, at: entries.length };
     entries.push(entry);
     return messageRow(entry, thread);
@@ -128,11 +137,12 @@ function requestBlock(report: Report, final: ContextWindow | undefined, steps: r
 /** The session view of a report. `textual`: the file can be shown as text (not a zip). */
 export function sessionView(report: Report, textual: boolean): SessionView {
   const threads = report.threadWindows && report.threadWindows.length > 1 ? report.threadWindows : undefined;
+  const byStep = findingsByStep(report.findings);
   const single = () => {
-    const block = blockOf(report, report.finalWindow, report.steps, undefined);
+    const block = blockOf(byStep, report.finalWindow, report.steps, undefined);
     return linked([{ block, rows: block.rows }]);
   };
-  const rows = threads ? threadedRows(report, threads) : single();
+  const rows = threads ? threadedRows(report, byStep, threads) : single();
   placeFindings(rows, report.findings.filter((f) => f.step === undefined));
   placeUsage(rows, report.session?.cache ?? []);
   const tools = new Set<string>();
@@ -154,14 +164,14 @@ export function sessionView(report: Report, textual: boolean): SessionView {
  * header and rows right after the row holding the call that started it, or
  * else after the last main row starting before it in the file.
  */
-function threadedRows(report: Report, threads: readonly ThreadWindow[]): TimelineRow[] {
+function threadedRows(report: Report, byStep: StepFindings, threads: readonly ThreadWindow[]): TimelineRow[] {
   const stepsOf = (id: number) => report.steps.filter((s) => (s.thread ?? 1) === id);
   const [main, ...others] = threads;
-  const mainBlock = blockOf(report, main!.window, stepsOf(main!.thread.id), undefined);
+  const mainBlock = blockOf(byStep, main!.window, stepsOf(main!.thread.id), undefined);
   const nested = new Map<number, Piece[]>();
   const parentCalls = new Map<number, string>();
   for (const { thread, window } of others) {
-    const block = blockOf(report, window, stepsOf(thread.id), thread.id);
+    const block = blockOf(byStep, window, stepsOf(thread.id), thread.id);
     const counts = report.session?.threads?.find((t) => t.id === thread.id);
     const header: TimelineRow = {
       kind: 'thread',
