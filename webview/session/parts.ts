@@ -4,7 +4,7 @@
  * behind its size, its result beside it, the pair linked both ways).
  */
 import type { RowFinding, RowTool, SessionView, SessionWebviewMessage, TimelineRow } from '../../src/shared/session-protocol';
-import { pairsText } from '../../src/shared/session-text';
+import { isClean, pairsText } from '../../src/shared/session-text';
 import { el } from '../dom';
 import { isProblem, sizeText } from './navigate';
 
@@ -29,7 +29,7 @@ export function headerOf(view: SessionView): HTMLElement[] {
     `steps: ${d.patch} patch · ${d.defer} defer · ${d.abort} abort`,
   ];
   const title = el('h1', { text: view.file.split(/[\\/]/).pop() ?? view.file, title: view.file });
-  const verdict = view.problems === 0 && s.pairs.orphaned === 0 && d.abort + d.defer === 0 ? chip('clean ✓', 'sv-pass') : chip(plural(view.problems, 'problem'), 'sv-error');
+  const verdict = isClean(s, view.problems) ? chip('clean ✓', 'sv-pass') : chip(plural(view.problems, 'problem'), 'sv-error');
   const out: HTMLElement[] = [el('div', { className: 'sv-title' }, title, verdict), el('div', { className: 'sv-facts', text: facts.join(' · ') })];
   if (s.usage) {
     const u = s.usage;
