@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { Session, Sessions } from './sessions';
 import { readSettings } from './settings';
+import { activeEditorSession, watchActiveEditorSession } from './status';
 
 /** VS Code's large-file thresholds (`TextModel.LARGE_FILE_SIZE_THRESHOLD` / `LARGE_FILE_LINE_COUNT_THRESHOLD`). */
 export const LARGE_FILE_CHARS = 20 * 1024 * 1024;
@@ -39,12 +40,7 @@ export class LensLimit implements vscode.Disposable {
   constructor(private readonly sessions: Sessions) {
     this.item.name = 'Prefix Lens: CodeLens limit';
     this.item.command = REWRITES_VIEW_FOCUS;
-    this.subscriptions = [
-      sessions.onDidUpdate(() => this.show()),
-      sessions.onDidChangeActive(() => this.show()),
-      sessions.onDidClose(() => this.show()),
-      vscode.window.onDidChangeActiveTextEditor(() => this.show()),
-    ];
+    this.subscriptions = watchActiveEditorSession(sessions, () => this.show());
     this.show();
   }
 
@@ -73,8 +69,7 @@ export class LensLimit implements vscode.Disposable {
   }
 
   private show(): void {
-    const editor = vscode.window.activeTextEditor;
-    const session = editor ? this.sessions.get(editor.document.uri) : undefined;
+    const session = activeEditorSession(this.sessions);
     const count = session?.report?.steps.length ?? 0;
     this.shown = Boolean(this.notice(session));
     if (!this.shown) return this.item.hide();

@@ -9,29 +9,30 @@ import { isClean, statusText } from '../shared/session-text';
 import type { Session, Sessions } from './sessions';
 import { OPEN_SESSION_VIEW_COMMAND } from './session-view/editor';
 
+/** The session of the active editor only: a text editor of another file has none. */
+export function activeEditorSession(sessions: Sessions): Session | undefined {
+  const editor = vscode.window.activeTextEditor;
+  return editor ? sessions.get(editor.document.uri) : undefined;
+}
+
+/** Calls `show` whenever what a status item of the active editor's session shows may change. */
+export function watchActiveEditorSession(sessions: Sessions, show: () => void): vscode.Disposable[] {
+  return [sessions.onDidUpdate(show), sessions.onDidChangeActive(show), sessions.onDidClose(show), vscode.window.onDidChangeActiveTextEditor(show)];
+}
+
 export class SessionStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('prefixLens.session', vscode.StatusBarAlignment.Left, 50);
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly sessions: Sessions) {
     this.item.name = 'Prefix Lens';
-    this.subscriptions = [
-      sessions.onDidUpdate(() => this.show()),
-      sessions.onDidChangeActive(() => this.show()),
-      sessions.onDidClose(() => this.show()),
-      vscode.window.onDidChangeActiveTextEditor(() => this.show()),
-    ];
+    this.subscriptions = watchActiveEditorSession(sessions, () => this.show());
     this.show();
   }
 
-  /** The session of the active editor only: a text editor of another file hides the item. */
-  private current(): Session | undefined {
-    const editor = vscode.window.activeTextEditor;
-    return editor ? this.sessions.get(editor.document.uri) : undefined;
-  }
-
+  /** Hidden when the active editor is not a transcript (a text editor of another file included). */
   private show(): void {
-    const session = this.current();
+    const session = activeEditorSession(this.sessions);
     const summary = session?.report?.session;
     if (!session || !summary) return this.item.hide();
     const problems = session.report?.findings.filter((f) => f.severity !== 'info').length ?? 0;
