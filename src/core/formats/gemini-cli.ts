@@ -20,14 +20,13 @@
  * recorded under. The session is live: a call pending at the frontier is not
  * an orphan. No tool registry is recorded; the file is one window.
  */
-import { finding } from '../findings';
 import { parseJson, type JsonArray, type JsonNode, type JsonString } from '../json/parse';
 import { POSITIONAL_ID, type Block, type ContextWindow, type Message, type ToolCall, type ToolResult } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { asArray, asCount, asString, prop, rangeOf } from '../json/nodes';
 import { countedUsage } from '../usage';
-import { consumedBoundary, findingEvent, lineAt, Unseen } from './common';
+import { consumedBoundary, findingEvent, invalidJson, lineAt, Unseen } from './common';
 
 export const geminiCliAdapter: FormatAdapter = {
   id: 'gemini-cli',
@@ -48,8 +47,7 @@ function* readGeminiCli(input: TranscriptInput): Generator<TranscriptEvent> {
   const text = input.text();
   const parsed = parseJson(text);
   if (!parsed.ok) {
-    const at = Math.min(parsed.error.offset, text.length);
-    yield findingEvent(finding('invalid-json', { start: at, end: Math.min(at + 1, text.length) }, `The Gemini CLI session is not valid JSON: ${parsed.error.message}`));
+    yield findingEvent(invalidJson(parsed.error.message, parsed.error.offset, text.length, 'The Gemini CLI session is not valid JSON: '));
     return;
   }
   const list = asArray(prop(parsed.node, 'messages'));

@@ -19,7 +19,7 @@ import type { SourceRange } from '../text';
 import type { FormatAdapter, ThreadInfo, TranscriptEvent, TranscriptInput } from '../transcript';
 import { asArray, asCount, asString, prop } from '../json/nodes';
 import { countedUsage, threadKey } from '../usage';
-import { consumedBoundary, findingEvent, lineAt, neutralRole, Unseen } from './common';
+import { consumedBoundary, findingEvent, invalidJson, lineAt, neutralRole, Unseen } from './common';
 import { readZip } from './zip';
 
 export const inspectAdapter: FormatAdapter = {
@@ -51,8 +51,7 @@ function* readInspect(input: TranscriptInput): Generator<TranscriptEvent> {
   const text = new TextDecoder().decode(bytes);
   const parsed = parseJson(text);
   if (!parsed.ok) {
-    const at = Math.min(parsed.error.offset, text.length);
-    yield findingEvent(finding('invalid-json', { start: at, end: Math.min(at + 1, text.length) }, `Inspect log is not valid JSON: ${parsed.error.message}`));
+    yield findingEvent(invalidJson(parsed.error.message, parsed.error.offset, text.length, 'Inspect log is not valid JSON: '));
     yield { kind: 'window', window: emptyWindow() };
     return;
   }

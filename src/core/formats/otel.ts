@@ -22,7 +22,6 @@
  * cause with the count and the first line (`Unseen`), as are observations of a
  * type Langfuse does not define.
  */
-import { finding } from '../findings';
 import { parseJson, type JsonNode, type JsonObject } from '../json/parse';
 import type { ContextWindow, Message, ServerState } from '../model';
 import type { SourceRange } from '../text';
@@ -32,7 +31,7 @@ import { readResponsesOutput } from './openai-responses';
 import { isLangChainMessage, isMessageList, readMessageList, readOpenInference, readTools } from './otel/messages';
 import { asArray, asCount, asString, prop, rangeOf } from '../json/nodes';
 import { countedUsage, threadKey } from '../usage';
-import { findingEvent, headMatches, lineAt, Unseen } from './common';
+import { findingEvent, headMatches, invalidJson, lineAt, Unseen } from './common';
 
 export const otelAdapter: FormatAdapter = {
   id: 'otel',
@@ -60,8 +59,7 @@ function* readOtel(input: TranscriptInput): Generator<TranscriptEvent> {
   const text = input.text();
   const parsed = parseJson(text);
   if (!parsed.ok) {
-    const at = Math.min(parsed.error.offset, text.length);
-    yield findingEvent(finding('invalid-json', { start: at, end: Math.min(at + 1, text.length) }, `Trace export is not valid JSON: ${parsed.error.message}`));
+    yield findingEvent(invalidJson(parsed.error.message, parsed.error.offset, text.length, 'Trace export is not valid JSON: '));
     yield { kind: 'window', window: emptyWindow() };
     return;
   }
