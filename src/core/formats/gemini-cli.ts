@@ -26,7 +26,7 @@ import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { asArray, asCount, asString, prop, rangeOf } from '../json/nodes';
 import { countedUsage } from '../usage';
-import { consumedBoundary, findingEvent, invalidJson, lineAt, Unseen } from './common';
+import { consumedBoundary, findingEvent, invalidJson, lineAt, textBlock, Unseen } from './common';
 
 export const geminiCliAdapter: FormatAdapter = {
   id: 'gemini-cli',
@@ -114,7 +114,7 @@ function modelTurns(record: JsonNode, index: number): Message[] {
 /** `content` as Gemini CLI stores it: a string, one part, or a list of parts (strings or `{text}` / other parts). */
 function contentBlocks(content: JsonNode | undefined): Block[] {
   if (!content) return [];
-  if (content.type === 'string') return content.value === '' ? [] : [{ kind: 'text', text: content.value, source: rangeOf(content) }];
+  if (content.type === 'string') return content.value === '' ? [] : [textBlock(content)];
   const parts = content.type === 'array' ? content.items : [content];
   return parts.map((part): Block => {
     const text = part.type === 'string' ? part : asString(prop(part, 'text'));
