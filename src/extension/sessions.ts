@@ -28,6 +28,8 @@ export class Session {
   readonly follower = new DocumentFollower();
   /** The document version of the last change that was not an append at its end (an edit, a replaced file). */
   editedAt = -1;
+  /** Counts the checks started: only the latest one's result is kept (two setting changes in a row start two). */
+  checksStarted = 0;
 
   constructor(readonly document: vscode.TextDocument) {}
 
@@ -161,8 +163,9 @@ export class Sessions implements vscode.Disposable {
     return session;
   }
 
-  /** Checks a session's document as it is now; a stale result (document edited meanwhile) is dropped. */
+  /** Checks a session's document as it is now; a stale result (document edited, or a later check started meanwhile) is dropped. */
   private async check(session: Session): Promise<void> {
+    const started = ++session.checksStarted;
     const settings = readSettings(session.uri);
     const version = session.document.version;
     const file = session.uri.fsPath || session.uri.toString();
@@ -170,7 +173,7 @@ export class Sessions implements vscode.Disposable {
       const request = { kind: 'transcript', file, text: session.document.getText(), tokens: settings.tokens, limits: settings.limits } as const;
       const follow = { follower: session.follower, version, editedAt: session.editedAt };
       const report = await this.checker.follow(request, settings.workerThresholdBytes, follow);
-      if (session.document.version !== version || this.get(session.uri) !== session) return;
+      if (session.checksStarted !== started || session.document.version !== version || this.get(session.uri) !== session) return;
       session.setReport(report, version);
       this.updated.fire(session);
     } catch (error) {
