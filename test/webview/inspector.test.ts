@@ -29,6 +29,16 @@ const posted = (page: Page) => page.evaluate(() => (window as unknown as { __pos
 const cspViolations = (page: Page) => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
 /** Monaco renders spaces as no-break spaces. */
 const textOf = async (locator: ReturnType<Page['locator']>) => ((await locator.allTextContents()).join('') ?? '').replace(/\u00a0/g, ' ');
+/** The locator's text once it is `expected` (Monaco paints its view lines on the next frame), or what it shows after 5 s. */
+async function textOnceSettled(locator: ReturnType<Page['locator']>, expected: string): Promise<string> {
+  const deadline = Date.now() + 5_000;
+  let shown = await textOf(locator);
+  while (shown !== expected && Date.now() < deadline) {
+    await locator.page().waitForTimeout(50);
+    shown = await textOf(locator);
+  }
+  return shown;
+}
 const lineWith = (page: Page, side: 'original' | 'modified', needle: string) =>
   page.locator(`.editor.${side} .view-line`).filter({ hasText: needle }).first();
 
@@ -193,8 +203,8 @@ test('switching to a file with no steps drops the previous diff, fix preview and
   await hostSends(page, { type: 'transcript', view: transcriptView(emptyReport(), undefined, ENGINE) });
   assert.equal(await page.locator('.pl-fix-slot vscode-button').count(), 0, 'no Preview / Apply for a file without steps');
   assert.equal(await page.locator('.pl-banner').count(), 0);
-  assert.equal(await textOf(page.locator('.editor.original .view-line')), '', 'the old diff is gone (left)');
-  assert.equal(await textOf(page.locator('.editor.modified .view-line')), '', 'the old diff is gone (right)');
+  assert.equal(await textOnceSettled(page.locator('.editor.original .view-line'), ''), '', 'the old diff is gone (left)');
+  assert.equal(await textOnceSettled(page.locator('.editor.modified .view-line'), ''), '', 'the old diff is gone (right)');
   assert.match((await page.locator('.pl-notice').textContent()) ?? '', /No rewrite steps in \/work\/empty\.jsonl[\s\S]*Clean: no problems found/);
   // Back to the first file: its step shows again, without the preview that was on for it before.
   await hostSends(page, { type: 'transcript', view: transcriptView(report, undefined, engine, source) });
@@ -203,7 +213,7 @@ test('switching to a file with no steps drops the previous diff, fix preview and
   // "No transcript" clears everything too.
   await hostSends(page, { type: 'empty', reason: 'Open a transcript to inspect its rewrites.' });
   assert.equal(await page.locator('.pl-fix-slot vscode-button').count(), 0);
-  assert.equal(await textOf(page.locator('.editor.modified .view-line')), '');
+  assert.equal(await textOnceSettled(page.locator('.editor.modified .view-line'), ''), '', 'no transcript, no diff');
   assert.deepEqual(errors, []);
   await page.context().close();
 });
