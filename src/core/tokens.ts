@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import { BpeCounter, type RankData } from './bpe';
 import type { TokenEncoding } from './results';
 
 export interface TokenCounter {
@@ -19,15 +19,15 @@ export interface TokenCounter {
 }
 
 /**
- * Building an encoder costs about a second (it decodes the rank table), so
- * each encoding is built once per process. The encoders are immutable after
- * construction; this memo is the engine's only module-level state.
+ * Building a counter reads the rank table (~50 ms), so each encoding is built
+ * once per process. The counters are immutable after construction (their
+ * scratch buffers aside); this memo is the engine's only module-level state.
  */
-const encoders = new Map<TokenEncoding, Tiktoken>();
+const encoders = new Map<TokenEncoding, BpeCounter>();
 
-function encoderFor(encoding: TokenEncoding): Tiktoken {
+function encoderFor(encoding: TokenEncoding): BpeCounter {
   let encoder = encoders.get(encoding);
-  if (!encoder) encoders.set(encoding, (encoder = new Tiktoken(loadRanks(encoding))));
+  if (!encoder) encoders.set(encoding, (encoder = new BpeCounter(loadRanks(encoding))));
   return encoder;
 }
 
@@ -37,10 +37,10 @@ function encoderFor(encoding: TokenEncoding): Tiktoken {
  * use, keeping the extension's bundle small. Run from source, they come from
  * the package.
  */
-function loadRanks(encoding: TokenEncoding): TiktokenBPE {
+function loadRanks(encoding: TokenEncoding): RankData {
   const shipped = join(__dirname, 'ranks', `${encoding}.js`);
   const request = existsSync(shipped) ? shipped : `js-tiktoken/ranks/${encoding}`;
-  const loaded = require(request) as TiktokenBPE | { default: TiktokenBPE };
+  const loaded = require(request) as RankData | { default: RankData };
   return 'default' in loaded ? loaded.default : loaded;
 }
 
@@ -134,7 +134,7 @@ function estimateLong(text: string, encode: (text: string) => number): number {
 export function createTokenCounter(encoding: TokenEncoding = 'o200k_base'): TokenCounter {
   const encoder = encoderFor(encoding);
   const cache = new Map<string, number>();
-  const encode = (text: string) => (text === '' ? 0 : encoder.encode(text, [], []).length);
+  const encode = (text: string) => (text === '' ? 0 : encoder.count(text));
   return {
     encoding,
     count(text: string): number {

@@ -1,0 +1,74 @@
+/**
+ * The token counter's BPE (src/core/bpe.ts) against js-tiktoken itself: the
+ * same number of tokens as `Tiktoken.encode(text, [], []).length`, for both
+ * encodings, on real files (the corpus, the docs, the sources) and on random
+ * texts (any Unicode, lone surrogates, special-token text, long words).
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import o200k from 'js-tiktoken/ranks/o200k_base';
+import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { BpeCounter } from '../../src/core/bpe';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const CORPUS = path.resolve(ROOT, '..', 'shared', 'corpus');
+
+/** Every file under `dir` (recursively), smallest first, at most `limit` of them. */
+function filesUnder(dir: string, limit: number): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) out.push(full);
+    }
+  };
+  walk(dir);
+  return out.sort((a, b) => fs.statSync(a).size - fs.statSync(b).size).slice(0, limit);
+}
+
+for (const [name, ranks] of [
+  ['o200k_base', o200k],
+  ['cl100k_base', cl100k],
+] as const) {
+  describe(`BPE token counts (${name}) equal js-tiktoken's`, () => {
+    const exact = new Tiktoken(ranks as TiktokenBPE);
+    const want = (text: string) => exact.encode(text, [], []).length;
+    const counter = new BpeCounter(ranks);
+
+    it('on the docs, the sources and the corpus files, in slices of 4 KiB', () => {
+      const files = [...filesUnder(path.join(ROOT, 'docs'), 40), ...filesUnder(path.join(ROOT, 'src', 'core'), 40), ...filesUnder(CORPUS, 60)];
+      assert.ok(files.length > 60, `${files.length} files`);
+      let slices = 0;
+      for (const file of files) {
+        const text = fs.readFileSync(file, 'utf8').slice(0, 64 * 1024);
+        for (let at = 0; at < text.length; at += 4096) {
+          const slice = text.slice(at, at + 4096);
+          assert.equal(counter.count(slice), want(slice), `${path.relative(ROOT, file)} at ${at}`);
+          slices++;
+        }
+      }
+      assert.ok(slices > 200, `${slices} slices`);
+    });
+
+    it('on random texts: any Unicode, lone surrogates, special-token text, long words, runs', () => {
+      const pieces = fc.oneof(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n', '{', '"', '1', 'é', 'ก', '文', '\ud83d', '\ude00', "'"), maxLength: 80 }),
+        fc.constantFrom('<|endoftext|>', '<|fim_prefix|>', "don't", "I'LL", '    ', '\r\n\r\n', 'supercalifragilisticexpialidocious'.repeat(3)),
+      );
+      fc.assert(
+        fc.property(fc.array(pieces, { maxLength: 12 }), (parts) => {
+          const text = parts.join('');
+          assert.equal(counter.count(text), want(text), JSON.stringify(text));
+        }),
+        { numRuns: 400 },
+      );
+    });
+  });
+}
