@@ -18,6 +18,36 @@ export interface Alignment {
   readonly beforeFate: Int32Array;
 }
 
+/** The before messages by rendered text: each text's first index and the chain of later equal ones. Built once per window. */
+export interface TextIndex {
+  readonly first: ReadonlyMap<string, number>;
+  /** For each before index, the next index with the same text, or -1. */
+  readonly nextSame: Int32Array;
+}
+
+export function textIndex(texts: readonly string[]): TextIndex {
+  const first = new Map<string, number>();
+  const nextSame = new Int32Array(texts.length).fill(-1);
+  for (let j = texts.length - 1; j >= 0; j--) {
+    const text = texts[j] as string;
+    const later = first.get(text);
+    if (later !== undefined) nextSame[j] = later;
+    first.set(text, j);
+  }
+  return { first, nextSame };
+}
+
+/** What aligning reads of two windows' messages, beside the before side's `TextIndex`. */
+export interface AlignSides {
+  readonly afterLength: number;
+  /** The rendered text of after message i. */
+  afterText(i: number): string;
+  /** True when after message i is known to render as before message j (the same message): its text is not needed. */
+  same?(i: number, j: number): boolean;
+  /** Whether before message j and after message i may be paired as modified (their roles agree); default yes. */
+  sameRole?(j: number, i: number): boolean;
+}
+
 /**
  * @param before rendered before messages
  * @param after rendered after messages
@@ -28,10 +58,20 @@ export function alignMessages(
   after: readonly string[],
   roles?: { readonly before: readonly string[]; readonly after: readonly string[] },
 ): Alignment {
-  const afterOrigin = new Int32Array(after.length).fill(-1);
-  const afterKind = new Uint8Array(after.length).fill(INSERTED);
-  const beforeFate = new Int32Array(before.length).fill(-1);
-  const anchors = matchIdentical(before, after);
+  return alignIndexed(textIndex(before), {
+    afterLength: after.length,
+    afterText: (i) => after[i] as string,
+    ...(roles && { sameRole: (j: number, i: number) => roles.before[j] === roles.after[i] }),
+  });
+}
+
+/** `alignMessages` against a before window indexed once; after messages known to be the same are not rendered. */
+export function alignIndexed(index: TextIndex, sides: AlignSides): Alignment {
+  const beforeLength = index.nextSame.length;
+  const afterOrigin = new Int32Array(sides.afterLength).fill(-1);
+  const afterKind = new Uint8Array(sides.afterLength).fill(INSERTED);
+  const beforeFate = new Int32Array(beforeLength).fill(-1);
+  const anchors = matchIdentical(index, sides);
   for (const [i, j] of anchors) {
     afterOrigin[i] = j;
     afterKind[i] = SAME;
@@ -40,11 +80,11 @@ export function alignMessages(
   // Pair up the gaps between anchors (and after the last one).
   let prevI = -1;
   let prevJ = -1;
-  for (const [i, j] of [...anchors, [after.length, before.length] as const]) {
+  for (const [i, j] of [...anchors, [sides.afterLength, beforeLength] as const]) {
     // The trailing gap may also hold appended messages (a request log's next
     // request): its first messages are paired with the before tail.
-    const trailing = i === after.length;
-    pairGap(prevI + 1, trailing ? Math.min(i, prevI + 1 + j - prevJ - 1) : i, prevJ + 1, j, { afterOrigin, afterKind, beforeFate }, roles);
+    const trailing = i === sides.afterLength;
+    pairGap(prevI + 1, trailing ? Math.min(i, prevI + 1 + j - prevJ - 1) : i, prevJ + 1, j, { afterOrigin, afterKind, beforeFate }, sides.sameRole);
     prevI = i;
     prevJ = j;
   }
@@ -52,32 +92,29 @@ export function alignMessages(
 }
 
 /**
- * Greedy in-order matching of identical strings: each before index is passed
- * at most once. Per text, `head` holds the first before index not yet passed
- * and `nextSame` chains the later ones, so no list is built per text.
+ * Greedy in-order matching of identical texts: each after message takes the
+ * first before message at or after the last match with its text. An after
+ * message known to be the next before message takes it without a lookup.
+ * Otherwise `cursor` holds, per text, how far its chain has been passed, so
+ * each before index is passed at most once.
  */
-function matchIdentical(before: readonly string[], after: readonly string[]): [number, number][] {
-  const head = new Map<string, number>();
-  const nextSame = new Int32Array(before.length).fill(-1);
-  for (let j = before.length - 1; j >= 0; j--) {
-    const text = before[j] as string;
-    const first = head.get(text);
-    if (first !== undefined) nextSame[j] = first;
-    head.set(text, j);
-  }
+function matchIdentical(index: TextIndex, sides: AlignSides): [number, number][] {
+  const cursor = new Map<string, number>();
   const anchors: [number, number][] = [];
+  const beforeLength = index.nextSame.length;
   let next = 0;
-  for (let i = 0; i < after.length; i++) {
-    const text = after[i] as string;
-    let j = head.get(text);
-    if (j === undefined) continue;
-    while (j !== -1 && j < next) j = nextSame[j] ?? -1;
-    if (j === -1) {
-      head.set(text, -1);
+  for (let i = 0; i < sides.afterLength; i++) {
+    if (next < beforeLength && sides.same?.(i, next)) {
+      anchors.push([i, next++]);
       continue;
     }
+    const text = sides.afterText(i);
+    let j = cursor.get(text) ?? index.first.get(text);
+    if (j === undefined) continue;
+    while (j !== -1 && j < next) j = index.nextSame[j] ?? -1;
+    cursor.set(text, j);
+    if (j === -1) continue;
     anchors.push([i, j]);
-    head.set(text, nextSame[j] ?? -1);
     next = j + 1;
   }
   return anchors;
@@ -89,11 +126,11 @@ function pairGap(
   j0: number,
   j1: number,
   out: { afterOrigin: Int32Array; afterKind: Uint8Array; beforeFate: Int32Array },
-  roles?: { readonly before: readonly string[]; readonly after: readonly string[] },
+  sameRole?: (j: number, i: number) => boolean,
 ): void {
   if (i1 - i0 !== j1 - j0 || i1 <= i0) return;
   for (let k = 0; k < i1 - i0; k++) {
-    if (roles && roles.before[j0 + k] !== roles.after[i0 + k]) return;
+    if (sameRole && !sameRole(j0 + k, i0 + k)) return;
   }
   for (let k = 0; k < i1 - i0; k++) {
     out.afterOrigin[i0 + k] = j0 + k;

@@ -4,9 +4,9 @@
  * consumed prefix first breaks. Built once per step in time linear in the
  * size of the two windows.
  */
-import { alignMessages, type Alignment } from './align';
-import { layoutOf, pairsOf, type EngineContext } from './context';
-import type { ContextWindow, Rewrite, ToolPair } from './model';
+import { alignIndexed, type Alignment } from './align';
+import { layoutOf, pairsOf, textIndexOf, type EngineContext } from './context';
+import { CARRIED_FROM, type ContextWindow, type Message, type Rewrite, type ToolPair } from './model';
 import type { RenderCache } from './render';
 
 export interface WindowView {
@@ -62,10 +62,7 @@ export function analyseRewrite(rewrite: Rewrite, context: EngineContext, beforeF
   const alignment =
     breakMessage === -1 && !toolsChanged
       ? prefixAlignment(before.messageTexts.length, after.messageTexts.length, consumed)
-      : alignMessages(before.messageTexts, after.messageTexts, {
-          before: rewrite.before.messages.map((m) => m.role),
-          after: rewrite.after.messages.map((m) => m.role),
-        });
+      : alignWindows(rewrite, context);
   return {
     rewrite,
     before,
@@ -78,6 +75,24 @@ export function analyseRewrite(rewrite: Rewrite, context: EngineContext, beforeF
     prefixIntact: breakMessage === -1 && !toolsChanged,
     ...(beforeFile !== undefined && { beforeFile }),
   };
+}
+
+/** Two readings of the same message (the same object, or carried over from one reading): the same render. */
+function sameReading(a: Message | undefined, b: Message | undefined): boolean {
+  return a === b || (!!a && !!b && a[CARRIED_FROM] !== undefined && a[CARRIED_FROM] === b[CARRIED_FROM]);
+}
+
+/** `alignMessages` of the two windows' renders; a message the after window shares with the before one is matched without a lookup. */
+function alignWindows(rewrite: Rewrite, context: EngineContext): Alignment {
+  const before = rewrite.before.messages;
+  const after = rewrite.after.messages;
+  const afterTexts = layoutOf(rewrite.after, context).messageTexts;
+  return alignIndexed(textIndexOf(rewrite.before, context), {
+    afterLength: after.length,
+    afterText: (i) => afterTexts[i] as string,
+    same: (i, j) => sameReading(after[i], before[j]),
+    sameRole: (j, i) => before[j]?.role === after[i]?.role,
+  });
 }
 
 /**

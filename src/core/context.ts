@@ -4,6 +4,7 @@
  * per object / string. Create one per check (never module-level).
  */
 import type { TokenEncoding } from './results';
+import { textIndex, type TextIndex } from './align';
 import type { Finding } from './findings';
 import { toolPairs, type ContextWindow, type ToolPair } from './model';
 import { RenderCache, windowLayout, type WindowLayout } from './render';
@@ -15,6 +16,7 @@ export interface EngineContext {
   readonly windowFindings: WeakMap<ContextWindow, readonly Finding[]>;
   readonly pairs: WeakMap<ContextWindow, Map<string, ToolPair>>;
   readonly layouts: WeakMap<ContextWindow, WindowLayout>;
+  readonly textIndexes: WeakMap<ContextWindow, TextIndex>;
 }
 
 export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'): EngineContext {
@@ -24,6 +26,7 @@ export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'
     windowFindings: new WeakMap(),
     pairs: new WeakMap(),
     layouts: new WeakMap(),
+    textIndexes: new WeakMap(),
   };
 }
 
@@ -39,4 +42,11 @@ export function pairsOf(window: ContextWindow, context: EngineContext): Map<stri
   let pairs = context.pairs.get(window);
   if (!pairs) context.pairs.set(window, (pairs = toolPairs(window)));
   return pairs;
+}
+
+/** A window's messages indexed by rendered text for aligning against it, once per window object. */
+export function textIndexOf(window: ContextWindow, context: EngineContext): TextIndex {
+  let index = context.textIndexes.get(window);
+  if (!index) context.textIndexes.set(window, (index = textIndex(layoutOf(window, context).messageTexts)));
+  return index;
 }

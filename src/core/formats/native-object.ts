@@ -103,9 +103,14 @@ export function proposalWindow(fields: WindowFields, base: ContextWindow | undef
 export interface PlainRead<T> {
   readonly plain: readonly unknown[];
   readonly read: readonly T[];
-  /** Built on first lookup of an element that is not in place. */
-  index?: Map<unknown, T>;
+  /** Where each element is (its first place), built once a few elements were looked up by a scan. */
+  index?: Map<unknown, number>;
+  /** Lookups done by a scan so far. */
+  scans?: number;
 }
+
+/** Lookups by a linear scan (a pointer compare per element) before an index is built. */
+const SCANS_BEFORE_INDEX = 4;
 
 /** What a window was read from (plain mode): its messages and its tools, where they map one to one. */
 export interface PlainBase {
@@ -115,25 +120,40 @@ export interface PlainBase {
 
 const ignore: SkipSink = () => undefined;
 
-function lookup<T>(base: PlainRead<T>, element: unknown): T | undefined {
-  if (typeof element !== 'object' || element === null) return undefined;
+/** Where `element` is in `base.plain`, or -1. */
+function positionOf<T>(base: PlainRead<T>, element: unknown): number {
+  if (typeof element !== 'object' || element === null) return -1;
+  base.scans = (base.scans ?? 0) + 1;
+  if (!base.index && base.scans <= SCANS_BEFORE_INDEX) return base.plain.indexOf(element);
   if (!base.index) {
     base.index = new Map();
-    base.plain.forEach((p, i) => base.index?.set(p, base.read[i] as T));
+    base.plain.forEach((p, i) => base.index?.has(p) || base.index?.set(p, i));
   }
-  return base.index.get(element);
+  return base.index.get(element) ?? -1;
 }
 
-/** Reads each element (parse, or undefined to skip it), reusing what `base` read from the same objects. */
+/**
+ * Reads each element (parse, or undefined to skip it), reusing what `base`
+ * read from the same objects. A run of elements that follows the base's order
+ * (kept in place, or shifted by a cut) costs a pointer compare each: only the
+ * first element of a run is looked up.
+ */
 function readEach<T>(array: readonly unknown[], read: (element: unknown) => T | undefined, base?: PlainRead<T>): T[] {
-  let shared = 0;
-  if (base) {
-    const n = Math.min(array.length, base.plain.length);
-    while (shared < n && array[shared] === base.plain[shared]) shared++;
-  }
-  const out = shared && base ? base.read.slice(0, shared) : [];
-  for (let i = shared; i < array.length; i++) {
-    const value = (base && lookup(base, array[i])) ?? read(array[i]);
+  const out: T[] = [];
+  let next = 0;
+  for (let i = 0; i < array.length; i++) {
+    const element = array[i];
+    if (base && next < base.plain.length && element === base.plain[next]) {
+      out.push(base.read[next++] as T);
+      continue;
+    }
+    const at = base ? positionOf(base, element) : -1;
+    if (at >= 0 && base) {
+      out.push(base.read[at] as T);
+      next = at + 1;
+      continue;
+    }
+    const value = read(element);
     if (value) out.push(value);
   }
   return out;
