@@ -240,6 +240,35 @@ function schemaChanges(rewrite: Rewrite, afterTouched: Map<string, ToolPair>, pa
 }
 
 /**
+ * A pair lookup of `window`, an extension of the window indexed by `pairs`
+ * (its first `from` messages): the pairs the new messages touch, copied and
+ * extended, over `pairs` (which is not copied). What `extendPairs` gives, for
+ * lookups only.
+ */
+export function extendedLookup(pairs: PairLookup, window: ContextWindow, from: number): PairLookup {
+  type Entry = { id: string; call?: ToolPair['call']; results: Member[] };
+  const touched = new Map<string, Entry>();
+  for (let m = from; m < window.messages.length; m++) {
+    const blocks = (window.messages[m] as Message).blocks;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b] as Block;
+      if (block.kind !== 'tool_call' && block.kind !== 'tool_result') continue;
+      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      const key = pairKey(id, m, b);
+      let entry = touched.get(key);
+      if (!entry) {
+        const old = pairs.get(key);
+        touched.set(key, (entry = old ? { ...old, results: [...old.results] } : { id, results: [] }));
+      }
+      if (block.kind === 'tool_result') entry.results.push({ message: m, block: b, value: block });
+      else if (!entry.call) entry.call = { message: m, block: b, value: block };
+    }
+  }
+  if (touched.size === 0) return pairs;
+  return { get: (key: string) => touched.get(key) ?? pairs.get(key) };
+}
+
+/**
  * The pair index of `window`, an extension of the window indexed by `pairs`
  * (its first `from` messages): copied, the pairs the new messages touch
  * replaced. Equal to `toolPairs(window)`.

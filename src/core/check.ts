@@ -110,7 +110,7 @@ function onWindow(run: Run, window: ContextWindow, thread?: ThreadInfo): void {
 
 function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
   const index = run.steps.length + 1;
-  const verdict = judgeRewrite(rewrite, { context: run.context, ...(beforeFile !== undefined && { beforeFile }) });
+  const verdict = judgeRewrite(rewrite, { context: run.context, ...(beforeFile !== undefined && { beforeFile }) }, run.windows.pairsOf(rewrite.before));
   run.tally.addStep(rewrite.before, rewrite.after);
   for (const f of verdict.findings) report(run, { ...f, step: index });
   run.steps.push({

@@ -9,6 +9,7 @@ import type { Finding } from './findings';
 import { toolPairs, type ContextWindow, type ToolPair } from './model';
 import { RenderCache, windowLayout, type WindowLayout } from './render';
 import { createTokenCounter, type TokenCounter } from './tokens';
+import { BoundaryPositions } from './boundary';
 
 export interface EngineContext {
   readonly render: RenderCache;
@@ -17,16 +18,21 @@ export interface EngineContext {
   readonly pairs: WeakMap<ContextWindow, Map<string, ToolPair>>;
   readonly layouts: WeakMap<ContextWindow, WindowLayout>;
   readonly textIndexes: WeakMap<ContextWindow, TextIndex>;
+  /** Boundary positions, per window object and from the window a window extends. */
+  readonly positions: BoundaryPositions;
 }
 
 export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'): EngineContext {
+  const render = new RenderCache();
+  const counter = tokens === false ? undefined : createTokenCounter(tokens);
   return {
-    render: new RenderCache(),
-    ...(tokens !== false && { tokens: createTokenCounter(tokens) }),
+    render,
+    ...(counter && { tokens: counter }),
     windowFindings: new WeakMap(),
     pairs: new WeakMap(),
     layouts: new WeakMap(),
     textIndexes: new WeakMap(),
+    positions: new BoundaryPositions(render, counter),
   };
 }
 

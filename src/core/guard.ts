@@ -7,7 +7,7 @@ import { analyseRewrite, type RewriteAnalysis } from './analysis';
 import type { BoundaryPosition, TokenEncoding } from './results';
 import { createEngineContext, layoutOf, pairsOf, type EngineContext } from './context';
 import { decide, distinctFindings, identityKeys, type CacheImpact, type Finding, type StepVerdict } from './findings';
-import { extendPairs, extensionFindings, isExtension } from './append-step';
+import { extendPairs, extensionFindings, isExtension, type PairLookup } from './append-step';
 import { extendsMessages, plainBaseOf, windowFromObject, type PlainBase } from './formats/native-object';
 import type { ContextWindow, Message, Rewrite, RewriteSource } from './model';
 import { checkWindow, STEP_CHECKS } from './rules/index';
@@ -59,16 +59,16 @@ export function byPosition(findings: readonly Finding[]): Finding[] {
  * Judges a rewrite against the window just before it. A pure extension (see
  * `append-step.ts`) is judged on the pairs it touches; anything else by the full judge.
  */
-export function judgeRewrite(rewrite: Rewrite, options: GuardOptions = {}): StepVerdict {
+export function judgeRewrite(rewrite: Rewrite, options: GuardOptions = {}, beforePairs?: PairLookup): StepVerdict {
   const context = options.context ?? createEngineContext(options.tokens ?? false);
   const consumed = () => (context.tokens ? boundaryPosition(rewrite.before, context).tokens : 0);
-  return judgeExtension(rewrite, context, consumed) ?? judgeFully(rewrite, { ...options, context });
+  return judgeExtension(rewrite, context, consumed, beforePairs) ?? judgeFully(rewrite, { ...options, context });
 }
 
-/** The verdict of a pure extension, or undefined when `rewrite` is not one. */
-function judgeExtension(rewrite: Rewrite, context: EngineContext, consumedTokens: () => number): StepVerdict | undefined {
+/** The verdict of a pure extension, or undefined when `rewrite` is not one. `beforePairs`: a lookup of the window before's pairs, when the caller has one. */
+function judgeExtension(rewrite: Rewrite, context: EngineContext, consumedTokens: () => number, beforePairs?: PairLookup): StepVerdict | undefined {
   if (!isExtension(rewrite.before, rewrite.after, context.render)) return undefined;
-  const extension = extensionFindings(rewrite, () => pairsOf(rewrite.before, context));
+  const extension = extensionFindings(rewrite, () => beforePairs ?? pairsOf(rewrite.before, context));
   if (!extension) return undefined;
   const findings = byPosition(distinctFindings([...extension.introduced, ...extension.step]));
   return { decision: decide(findings), source: rewrite.source, findings, cacheImpact: { consumedTokens: consumedTokens(), invalidatedTokens: 0 } };
@@ -219,9 +219,11 @@ function extendedTokens(window: ContextWindow, total: number, next: ContextWindo
 
 /** Where the boundary of a window sits, in messages, rendered offset and tokens. */
 export function boundaryPosition(window: ContextWindow, context: EngineContext): BoundaryPosition {
-  const layout = layoutOf(window, context);
-  const consumed = Math.min(window.boundary, layout.messageTexts.length);
-  return { messages: consumed, offset: layout.boundaryOffset, tokens: consumedTokens(layout.toolTexts, layout.messageTexts, consumed, context) };
+  return context.positions.of(window, () => {
+    const layout = layoutOf(window, context);
+    const consumed = Math.min(window.boundary, layout.messageTexts.length);
+    return { messages: consumed, offset: layout.boundaryOffset, tokens: consumedTokens(layout.toolTexts, layout.messageTexts, consumed, context) };
+  });
 }
 
 /** Tokens of texts[from, to) (0 when counting is off). */

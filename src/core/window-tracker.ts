@@ -7,7 +7,8 @@
  * is checked in full, its findings handed on one by one (a window of millions
  * of calls sharing one id never holds a list of its findings).
  */
-import { extendPairs, extensionWindowFindings, isExtension } from './append-step';
+import { extendedLookup, extendPairs, extensionWindowFindings, isExtension, type PairLookup } from './append-step';
+import { extendsMessages } from './formats/native-object';
 import { pairsOf, type EngineContext } from './context';
 import { eachIdentity, identityName, IdentitySet, type Finding } from './findings';
 import type { ContextWindow, ToolPair } from './model';
@@ -38,6 +39,19 @@ export class WindowTracker {
     copy.window = this.window;
     copy.pairs = this.pairs;
     return copy;
+  }
+
+  /**
+   * A pair lookup of `window` when it extends the last window by the same
+   * message objects (a request log's previous request plus its response: the
+   * window its next step is judged against), built from the last window's
+   * index; for `append-step.ts` only (see `pairs`).
+   */
+  pairsOf(window: ContextWindow): PairLookup | undefined {
+    const last = this.window;
+    const pairs = this.pairs;
+    if (!this.incremental || !last || !pairs || !extendsMessages(last.messages, window.messages)) return undefined;
+    return extendedLookup(pairs, window, last.messages.length);
   }
 
   /** The findings of `window` the previous window did not have, in the order of the full checks. */

@@ -1,0 +1,70 @@
+/**
+ * Boundary positions (consumed messages, rendered offset, consumed tokens),
+ * computed once per window object, and for a window that extends the last
+ * window measured with everything consumed (a request log's next step: the
+ * previous request plus its response, then the next request) from that
+ * window's position plus its new messages, instead of the whole layout and a
+ * token lookup per message of every window. The offset and the tokens are
+ * sums over the rendered messages, so the two ways give the same numbers
+ * (`test/unit/boundary-position.test.ts`).
+ */
+import type { BoundaryPosition } from './results';
+import { CARRIED_FROM, type ContextWindow, type Message, type ToolSchema } from './model';
+import type { RenderCache } from './render';
+import type { TokenCounter } from './tokens';
+
+export class BoundaryPositions {
+  private readonly known = new WeakMap<ContextWindow, BoundaryPosition>();
+  /** The last window measured whose every message is consumed (at least one). */
+  private last: { readonly window: ContextWindow; readonly position: BoundaryPosition } | undefined;
+
+  constructor(
+    private readonly render: RenderCache,
+    private readonly tokens: TokenCounter | undefined,
+  ) {}
+
+  /** The position of `window`'s boundary; `full` computes it from the whole window. */
+  of(window: ContextWindow, full: () => BoundaryPosition): BoundaryPosition {
+    let position = this.known.get(window);
+    if (position) return position;
+    position = this.extended(window) ?? full();
+    this.known.set(window, position);
+    if (position.messages > 0 && position.messages === window.messages.length) this.last = { window, position };
+    return position;
+  }
+
+  /** The position from the last window's, when `window` keeps its tools and messages (read alike) and consumes them all. */
+  private extended(window: ContextWindow): BoundaryPosition | undefined {
+    const last = this.last;
+    if (!last) return undefined;
+    const from = last.position.messages;
+    const to = Math.min(window.boundary, window.messages.length);
+    if (to < from || !this.sameTools(last.window.tools, window.tools) || !this.samePrefix(last.window.messages, window.messages, from)) return undefined;
+    let offset = last.position.offset;
+    let tokens = last.position.tokens;
+    for (let i = from; i < to; i++) {
+      const text = this.render.messageText(window.messages[i] as Message);
+      offset += 1 + text.length;
+      if (this.tokens) tokens += this.tokens.count(text);
+    }
+    return { messages: to, offset, tokens };
+  }
+
+  private sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
+    if (a === b) return true;
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && this.render.tool(a[i] as ToolSchema) !== this.render.tool(b[i] as ToolSchema)) return false;
+    return true;
+  }
+
+  /** True when the first `count` messages of `b` render as those of `a`. */
+  private samePrefix(a: readonly Message[], b: readonly Message[], count: number): boolean {
+    if (a === b) return true;
+    for (let i = 0; i < count; i++) {
+      const x = a[i] as Message;
+      const y = b[i] as Message;
+      if (x !== y && (x[CARRIED_FROM] ?? x) !== (y[CARRIED_FROM] ?? y) && this.render.messageText(x) !== this.render.messageText(y)) return false;
+    }
+    return true;
+  }
+}
