@@ -10,11 +10,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { checkTranscript, UnknownFormatError } from '../../src/core/check';
+import { checkTranscript, checkTranscriptWith, UnknownFormatError } from '../../src/core/check';
+import { conversationEvents } from '../../src/core/formats/claude-code/events';
+import { RecordReader } from '../../src/core/formats/claude-code/records';
+import { splitSideChains } from '../../src/core/formats/claude-code/side-chains';
+import { findingEvent } from '../../src/core/formats/common';
 import { Follower, type FollowOptions } from '../../src/core/follow';
 import { adapterFor } from '../../src/core/formats/registry';
 import type { SourceLine } from '../../src/core/text';
-import type { LineReader } from '../../src/core/transcript';
+import type { FormatAdapter, LineReader } from '../../src/core/transcript';
 import { CORPUS } from './provider-helpers';
 
 const repo = (...parts: string[]) => path.resolve(__dirname, '..', '..', ...parts);
@@ -77,6 +81,38 @@ function assertFollowsLikeFull(file: string, text: string, cuts: readonly number
   assert.equal(follower.position, text.length);
 }
 
+/**
+ * The Claude Code reader as it was before it walked line by line: every record
+ * read, then the whole file walked at the end. The line-by-line reader must
+ * give the same report.
+ */
+const wholeWalk: FormatAdapter = {
+  ...(adapterFor('claude-code') as FormatAdapter),
+  *read(input) {
+    const records = new RecordReader();
+    for (const line of input.lines()) {
+      const { finding } = records.line(line);
+      if (finding) yield findingEvent(finding);
+    }
+    const read = records.end([]);
+    yield* read.findings.map(findingEvent);
+    const { main, sideChains } = splitSideChains(read.records);
+    const messages = new WeakMap();
+    yield* conversationEvents(main, undefined, messages);
+    for (const chain of sideChains) yield* conversationEvents(chain.records, chain.thread, messages);
+  },
+};
+
+/** A Claude Code text followed (cut at `cuts`) and checked whole both give the report of the whole-file walk. */
+function assertWalksLikeWhole(file: string, text: string, cuts: readonly number[]): void {
+  const options = { tokens: false as const, keepRewrites: true };
+  for (const cut of cuts) assert.deepEqual(checkTranscript({ file, text: text.slice(0, cut) }, options), checkTranscriptWith(wholeWalk, { file, text: text.slice(0, cut) }, options), `the text up to ${cut}`);
+  assertFollowsLikeFull(file, text, cuts, options);
+}
+
+/** The offset just past each line end. */
+const lineEnds = (text: string) => [...text.matchAll(/\n/g)].map((m) => (m.index ?? 0) + 1);
+
 const cutsOf = (length: number, max: number) => fc.array(fc.integer({ min: 0, max: length }), { minLength: 1, maxLength: max });
 
 describe('following a growing file reads only what is new and reports what a full check reports', () => {
@@ -92,6 +128,56 @@ describe('following a growing file reads only what is new and reports what a ful
       );
     });
   }
+
+  // An agent appends whole lines: cut at line ends, each append is walked on from the last (no half-written line to read again).
+  const claudeCode = [...fs.readdirSync(path.join(CORPUS, 'claude-code')).map((name) => corpus('claude-code', name)), ...GROWING.filter((g) => g.format === 'claude-code' && !g.file.startsWith(CORPUS)).map((g) => g.file)];
+  for (const file of claudeCode) {
+    it(`claude-code: ${path.basename(file)}, cut at random line ends`, () => {
+      const text = fs.readFileSync(file, 'utf8');
+      const ends = lineEnds(text);
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...ends), { minLength: 1, maxLength: 8 }), (cuts) => assertWalksLikeWhole(file, text, cuts)),
+        { numRuns: 4, seed: 15 },
+      );
+    });
+  }
+
+  it('claude-code: lines that change what was walked before them (a preserved message written after its compaction, a side-chain parent written after its child, a uuid written twice), cut at every line end', () => {
+    const line = (o: Record<string, unknown>) => `${JSON.stringify({ isSidechain: false, userType: 'external', sessionId: 's', ...o })}\n`;
+    const user = (uuid: string, parentUuid: string | null, text: string, extra: Record<string, unknown> = {}) => line({ type: 'user', uuid, parentUuid, message: { role: 'user', content: text }, ...extra });
+    const assistant = (uuid: string, parentUuid: string, id: string, content: unknown[], extra: Record<string, unknown> = {}) => line({ type: 'assistant', uuid, parentUuid, message: { id, role: 'assistant', content }, ...extra });
+    const call = (id: string) => ({ type: 'tool_use', id, name: 'Read', input: { file_path: `/w/${id}` } });
+    const result = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
+    const preservedLater = [
+      user('u1', null, 'old question'),
+      assistant('a1', 'u1', 'msg_1', [call('t1')]),
+      line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, compactMetadata: { preservedMessages: { uuids: ['p1', 'p2'] } } }),
+      user('cs', 'cb', 'Summary.', { isCompactSummary: true }),
+      user('u2', 'cs', 'next question'),
+      assistant('a2', 'u2', 'msg_2', [call('t2')]),
+      user('p1', 'a2', 'preserved question'),
+      assistant('p2', 'p1', 'msg_3', [{ type: 'text', text: 'preserved answer' }]),
+      user('r2', 'a2', '', { message: { role: 'user', content: [result('t2')] } }),
+      user('u3', 'r2', 'more'),
+    ].join('');
+    const side = (o: Record<string, unknown>) => line({ ...o, isSidechain: true });
+    const sideChains = [
+      user('m1', null, 'main question'),
+      assistant('m2', 'm1', 'msg_m', [{ type: 'tool_use', id: 'task1', name: 'Task', input: { prompt: 'look around', subagent_type: 'explorer' } }]),
+      side({ type: 'assistant', uuid: 's2', parentUuid: 's1', message: { id: 'msg_s', role: 'assistant', content: [call('t9')] } }),
+      side({ type: 'user', uuid: 's1', parentUuid: null, message: { role: 'user', content: 'look around' } }),
+      side({ type: 'user', uuid: 's3', parentUuid: 's2', message: { role: 'user', content: [result('t9')] } }),
+      side({ type: 'user', uuid: 'k1', parentUuid: null, message: { role: 'user', content: 'other agent' } }),
+      side({ type: 'user', uuid: 'k1', parentUuid: null, message: { role: 'user', content: 'other agent again' } }),
+      user('m3', 'm2', '', { message: { role: 'user', content: [result('task1')] } }),
+      user('m4', 'm3', 'thanks'),
+    ].join('');
+    for (const [name, text] of [['preserved-later.jsonl', preservedLater], ['side-chains.jsonl', sideChains]] as const) {
+      const ends = lineEnds(text);
+      assertWalksLikeWhole(name, text, ends);
+      for (let i = 0; i < ends.length; i++) assertWalksLikeWhole(name, text, [ends[i]!, ends[(i * 5 + 3) % ends.length]!]);
+    }
+  });
 
   it('every format that grows by appends has a line reader; whole-document formats have none', () => {
     for (const id of ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'bedrock', 'claude-code', 'codex', 'native']) {

@@ -65,11 +65,11 @@ export class RecordReader {
     private readonly skippedTypes = new Unseen(),
   ) {}
 
-  /** Reads a line; returns the finding of a line that does not parse. */
-  line(source: SourceLine): Finding[] {
+  /** Reads a line: its record, or the finding of a line that does not parse (nothing for a blank line). */
+  line(source: SourceLine): { readonly record?: CcRecord; readonly finding?: Finding } {
     const line = parseJsonLine(source);
-    if (!line) return [];
-    if (!line.ok) return [line.finding];
+    if (!line) return {};
+    if (!line.ok) return { finding: line.finding };
     // A line with Gemini-style parts is said by the parts finding; its record type is not said again.
     const partsLine = countGeminiParts(line.node, line.range, line.line.index + 1, this.unseen);
     const record = classify(line.node, line.range, this.records.length, line.line.index + 1);
@@ -77,7 +77,12 @@ export class RecordReader {
       this.skippedTypes.note(`of Claude Code type "${record.type || '?'}"`, line.range, record.line);
     }
     this.records.push(record);
-    return [];
+    return { record };
+  }
+
+  /** The records read so far. */
+  get read(): readonly CcRecord[] {
+    return this.records;
   }
 
   /** Every record so far, and `findings` followed by those counted over the file. */

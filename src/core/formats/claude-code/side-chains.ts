@@ -33,7 +33,8 @@ export function splitSideChains(records: readonly CcRecord[]): { main: readonly 
     if (group) group.push(record);
     else groups.set(key, [record]);
   }
-  const calls = taskCalls(main);
+  const calls = new TaskCalls();
+  for (const record of main) calls.add(record);
   const sideChains: SideChain[] = [];
   for (const [key, group] of groups) {
     if (!group.some((r) => r.kind === 'message')) continue;
@@ -52,7 +53,7 @@ function rootKeys(records: readonly CcRecord[]): (record: CcRecord) => string {
     if (agent) return `agent:${agent}`;
     const path: CcRecord[] = [];
     let at: CcRecord | undefined = record;
-    while (at && !memo.has(at) && !path.includes(at) && path.length < 10_000) {
+    while (at && !memo.has(at) && !path.includes(at) && path.length < MAX_CHAIN) {
       path.push(at);
       at = typeof at.parentUuid === 'string' ? byUuid.get(at.parentUuid) : undefined;
     }
@@ -61,6 +62,33 @@ function rootKeys(records: readonly CcRecord[]): (record: CcRecord) => string {
     return key;
   };
 }
+
+/**
+ * The group key of each side-chain line as the lines come (a followed file),
+ * the key `rootKeys` gives over the whole file as long as every line names a
+ * parent written before it. `exact` turns false when one does not (a parent
+ * written later, a uuid written twice, a chain deeper than `rootKeys` walks).
+ */
+export class SideChainKeys {
+  private readonly roots = new Map<string, { readonly root: string; readonly depth: number }>();
+  private readonly dangling = new Set<string>();
+  exact = true;
+
+  key(record: CcRecord): string {
+    if (record.uuid && (this.dangling.has(record.uuid) || this.roots.has(record.uuid))) this.exact = false;
+    const parent = typeof record.parentUuid === 'string' ? record.parentUuid : undefined;
+    const above = parent === undefined ? undefined : this.roots.get(parent);
+    if (parent !== undefined && !above) this.dangling.add(parent);
+    const own = { root: above?.root ?? `root:${record.uuid ?? record.index}`, depth: (above?.depth ?? 0) + 1 };
+    if (own.depth >= MAX_CHAIN) this.exact = false;
+    if (record.uuid) this.roots.set(record.uuid, own);
+    const agent = agentIdOf(record);
+    return agent ? `agent:${agent}` : own.root;
+  }
+}
+
+/** The longest parent chain `rootKeys` walks. */
+const MAX_CHAIN = 10_000;
 
 function agentIdOf(record: CcRecord): string | undefined {
   const id = propString(record.node, 'agentId');
@@ -73,36 +101,32 @@ interface TaskCall {
   readonly type?: string;
 }
 
-/** The main conversation's sub-agent calls: by the agent their result names, and by prompt. */
-interface TaskCalls {
-  readonly byAgent: Map<string, TaskCall>;
-  readonly byPrompt: Map<string, TaskCall>;
-}
+/** The main conversation's sub-agent calls, by the agent their result names and by prompt (given its records in order). */
+export class TaskCalls {
+  private readonly byId = new Map<string, TaskCall>();
+  readonly byAgent = new Map<string, TaskCall>();
+  readonly byPrompt = new Map<string, TaskCall>();
 
-function taskCalls(main: readonly CcRecord[]): TaskCalls {
-  const byId = new Map<string, TaskCall>();
-  const byPrompt = new Map<string, TaskCall>();
-  const byAgent = new Map<string, TaskCall>();
-  for (const record of main) {
+  add(record: CcRecord): void {
     for (const block of asArray(record.content)?.items ?? []) {
       const type = propString(block, 'type');
       if (type === 'tool_use') {
         const input = prop(block, 'input');
         const call = { id: propString(block, 'id') ?? '', prompt: propString(input, 'prompt'), type: propString(input, 'subagent_type') };
         if (!call.id || !call.prompt) continue;
-        byId.set(call.id, call);
-        byPrompt.set(call.prompt, call);
+        this.byId.set(call.id, call);
+        this.byPrompt.set(call.prompt, call);
       } else if (type === 'tool_result') {
         const agent = propString(prop(record.node, 'toolUseResult'), 'agentId');
-        const call = byId.get(propString(block, 'tool_use_id') ?? '');
-        if (agent && call) byAgent.set(agent, call);
+        const call = this.byId.get(propString(block, 'tool_use_id') ?? '');
+        if (agent && call) this.byAgent.set(agent, call);
       }
     }
   }
-  return { byAgent, byPrompt };
 }
 
-function threadOf(id: number, key: string, group: readonly CcRecord[], calls: TaskCalls): ThreadInfo {
+/** The thread of side-chain `id` (2, 3, … in order of first appearance), named by the call that started it. */
+export function threadOf(id: number, key: string, group: readonly CcRecord[], calls: TaskCalls): ThreadInfo {
   const agent = key.startsWith('agent:') ? key.slice('agent:'.length) : undefined;
   const call = (agent && calls.byAgent.get(agent)) || calls.byPrompt.get(firstPrompt(group) ?? '\u0000');
   const what = [call?.type?.slice(0, 80), agent && `(${agent})`].filter(Boolean).join(' ');

@@ -48,13 +48,24 @@ export type MessageCache = WeakMap<CcRecord, { readonly last: CcRecord; readonly
 
 /** Walks the records in file order; calls `onRewind` at each rewrite, returns the final context. */
 export function walkSession(records: readonly CcRecord[], onRewind: (rewind: Rewind) => void, cache: MessageCache = new WeakMap()): readonly Message[] {
-  const state = new SessionState(records, cache);
-  for (const record of records) state.add(record, onRewind);
-  return state.leaf ? messagesOf(state.leaf, cache) : [];
+  const walk = new SessionWalk(records, cache);
+  for (const record of records) walk.add(record, onRewind);
+  return walk.context();
 }
 
-class SessionState {
+/**
+ * One conversation walked record by record. Given its records as they come
+ * (`records` grows as they are added: a followed file), it walks as a walk of
+ * the whole conversation does, but for one thing only the whole knows: a
+ * compaction's preserved message written after it. Such a walk says so
+ * (`awaiting`, then `diverged` if the message comes).
+ */
+export class SessionWalk {
   leaf: Unit | undefined;
+  /** Preserved uuids a compaction listed that were not among the records so far. */
+  awaiting: Set<string> | undefined;
+  /** A record came that a walk of the whole conversation would have taken among a compaction's preserved messages. */
+  diverged = false;
   /** For every uuid seen: the unit it resolves to (transparent lines resolve to their parent's unit). */
   private readonly effective = new Map<string, Unit | undefined>();
   private readonly groups = new Map<string, Unit>();
@@ -68,6 +79,7 @@ class SessionState {
   ) {}
 
   add(record: CcRecord, onRewind: (rewind: Rewind) => void): void {
+    if (record.kind === 'message' && record.uuid && this.awaiting?.has(record.uuid)) this.diverged = true;
     if (record.kind === 'boundary') {
       this.boundary = record;
       if (record.uuid) this.effective.set(record.uuid, undefined);
@@ -78,6 +90,11 @@ class SessionState {
       return;
     }
     if (record.kind === 'message') this.addMessage(record, onRewind);
+  }
+
+  /** The context at the newest unit. */
+  context(): readonly Message[] {
+    return this.leaf ? messagesOf(this.leaf, this.cache) : [];
   }
 
   private parentOf(record: CcRecord): Unit | undefined {
@@ -187,6 +204,7 @@ class SessionState {
         out.push(lines);
       }
     }
+    for (const uuid of wanted) if (!seen.has(uuid)) (this.awaiting ??= new Set()).add(uuid);
     return out;
   }
 }
