@@ -166,6 +166,7 @@ function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner)
     },
     text: () => (text ??= input.text()),
     bytes: () => input.bytes(),
+    parsed: (line, node) => usage.parsed(line, node),
   };
   const lineStarts = () => {
     if (text === undefined && sawLines) return index.lineStarts();

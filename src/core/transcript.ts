@@ -4,6 +4,7 @@
  * request log is checked one line at a time.
  */
 import type { Finding } from './findings';
+import type { JsonNode } from './json/parse';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import type { Limits } from './limits';
 import type { SourceLine } from './text';
@@ -46,6 +47,12 @@ export interface TranscriptInput {
   lines(): Iterable<SourceLine>;
   text(): string;
   bytes(): Uint8Array;
+  /**
+   * Told the JSON value a reader parsed from one of the `lines()` (offsets in
+   * the file), so the engine reads the line's usage from it instead of
+   * parsing the line again (usage.ts).
+   */
+  readonly parsed?: (line: SourceLine, node: JsonNode) => void;
 }
 
 export interface FormatAdapter {

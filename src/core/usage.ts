@@ -21,8 +21,10 @@
  *
  * See docs/formats.md ("Usage fields"). Bad or absent fields are skipped, never an error.
  */
+import type { JsonNode } from './json/parse';
 import type { FormatId } from './model';
 import type { SourceLine } from './text';
+import { parsedRecord } from './usage-parsed';
 
 /**
  * How a provider caches: Anthropic-style at explicit breakpoints, accounted
@@ -77,6 +79,8 @@ export class UsageScanner {
   private readonly records: UsageRecord[] = [];
   private readonly seenIds = new Set<string>();
   private lastOffset = -1;
+  /** The line observed last, until its usage is read. */
+  private pending: { readonly line: SourceLine; readonly time: string | undefined } | undefined;
   private codexModel: string | undefined;
   private codexTotal: unknown;
   private firstTime: string | undefined;
@@ -84,27 +88,59 @@ export class UsageScanner {
 
   constructor(private readonly format: FormatId) {}
 
+  /**
+   * A line the adapter is about to read. Its usage is read when the adapter
+   * has parsed it (`parsed`), or else from the line itself (`JSON.parse`)
+   * when the next line is observed or the facts are asked for.
+   */
   observe(line: SourceLine): void {
     if (line.offset <= this.lastOffset) return;
+    this.settle();
     this.lastOffset = line.offset;
     const time = timestampOf(line.text, this.format === 'claude-code');
     if (time) {
       this.firstTime ??= time;
       this.lastTime = time;
     }
-    if (!/usage|turn_context|token_count/.test(line.text)) return;
+    this.pending = { line, time };
+  }
+
+  /**
+   * The JSON value an adapter parsed from the line observed last (a request
+   * log's record, offsets in the file, a carried history's elements possibly
+   * skipped): the line's usage is read from it instead of parsing the line
+   * again, when that gives exactly what parsing it would (see `parsedRecord`).
+   */
+  parsed(line: SourceLine, node: JsonNode): void {
+    const pending = this.pending;
+    if (!pending || pending.line !== line || this.format === 'claude-code' || this.format === 'codex') return;
+    const read = parsedRecord(node, line);
+    if (!read) return;
+    this.pending = undefined;
+    if (read.record) this.read(read.record, atOf(pending), read.asks);
+  }
+
+  /** Reads the usage of the line observed last, if no adapter did. */
+  private settle(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    const text = pending.line.text;
+    if (!/usage|turn_context|token_count/.test(text)) return;
     let value: unknown;
     try {
-      value = JSON.parse(line.text);
+      value = JSON.parse(text);
     } catch {
       return;
     }
     const record = obj(value);
-    if (record) this.read(record, { offset: line.offset, end: line.offset + line.text.length, time });
+    const request = record && obj(record.request);
+    if (record) this.read(record, atOf(pending), (key) => request !== undefined && JSON.stringify(request).includes(`"${key}"`));
   }
 
   /** A request's usage an adapter reported (a `usage` event). */
   add(record: UsageRecord): void {
+    this.settle();
     this.records.push(record);
     if (record.time) {
       this.firstTime ??= record.time;
@@ -118,6 +154,7 @@ export class UsageScanner {
     copy.records.push(...this.records);
     for (const id of this.seenIds) copy.seenIds.add(id);
     copy.lastOffset = this.lastOffset;
+    copy.pending = this.pending;
     copy.codexModel = this.codexModel;
     copy.codexTotal = this.codexTotal;
     copy.firstTime = this.firstTime;
@@ -126,14 +163,16 @@ export class UsageScanner {
   }
 
   facts(): LogFacts {
+    this.settle();
     return { usage: this.records, ...(this.firstTime && { firstTime: this.firstTime }), ...(this.lastTime && { lastTime: this.lastTime }) };
   }
 
-  private read(record: Obj, at: At): void {
+  /** `asks(key)`: the record's request has a key `key` (`cache_control`, `cachePoint`) somewhere. */
+  private read(record: Obj, at: At, asks: (key: string) => boolean): void {
     if (this.format === 'claude-code') return this.readClaudeCode(record, at);
     if (this.format === 'codex') return this.readCodex(record, at);
     const response = obj(record.response);
-    if (response) this.readResponse(record, response, at);
+    if (response) this.readResponse(record, response, at, asks);
   }
 
   private push(record: UsageRecord | undefined): void {
@@ -171,20 +210,23 @@ export class UsageScanner {
     });
   }
 
-  private readResponse(record: Obj, response: Obj, at: At): void {
+  private readResponse(record: Obj, response: Obj, at: At, asks: (key: string) => boolean): void {
     const request = obj(record.request);
     const model = str(response.model) ?? str(response.modelVersion) ?? str(request?.model) ?? str(request?.modelId);
     const base = { ...at, thread: 'main', model };
     const usage = obj(response.usage);
     if (usage && ('cache_read_input_tokens' in usage || this.format === 'anthropic')) {
-      const cacheControl = request !== undefined && JSON.stringify(request).includes('"cache_control"');
       const read = anthropicUsage(usage, base);
-      return this.push(read && { ...read, cacheControl });
+      return this.push(read && { ...read, cacheControl: asks('cache_control') });
     }
-    if (usage && 'inputTokens' in usage) return this.push(bedrockUsage(usage, request, base));
+    if (usage && 'inputTokens' in usage) return this.push(bedrockUsage(usage, () => asks('cachePoint'), base));
     if (usage) return this.push(openaiUsage(usage, base));
     this.push(geminiUsage(obj(response.usageMetadata), base));
   }
+}
+
+function atOf(pending: { readonly line: SourceLine; readonly time: string | undefined }): At {
+  return { offset: pending.line.offset, end: pending.line.offset + pending.line.text.length, time: pending.time };
 }
 
 /** Where a usage line (or the node an adapter read it from) is. */
@@ -241,13 +283,12 @@ function openaiUsage(usage: Obj, base: Base): UsageRecord | undefined {
 }
 
 /** Bedrock Converse `usage`: cache reads and writes counted apart from `inputTokens` unless `totalTokens` says otherwise; `cachePoint` blocks ask for caching. */
-function bedrockUsage(usage: Obj, request: Obj | undefined, base: Base): UsageRecord | undefined {
+function bedrockUsage(usage: Obj, asksCachePoint: () => boolean, base: Base): UsageRecord | undefined {
   const input = num(usage.inputTokens);
   if (input === undefined) return undefined;
   const counts = { input, read: num(usage.cacheReadInputTokens), write: num(usage.cacheWriteInputTokens), output: num(usage.outputTokens), total: num(usage.totalTokens) };
   const record = countedUsage(counts, base, true);
-  const cacheControl = request !== undefined && JSON.stringify(request).includes('"cachePoint"');
-  return record.style === 'anthropic' ? { ...record, cacheControl } : record;
+  return record.style === 'anthropic' ? { ...record, cacheControl: asksCachePoint() } : record;
 }
 
 /** Token counts as a log reports them, before it is known how its cache reads are counted. */

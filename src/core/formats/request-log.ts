@@ -112,7 +112,7 @@ type RecordOrFinding = { readonly record: LogRecord } | { readonly finding: Find
 /** Reads a file of this provider's requests as one window or a request log. */
 export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): Generator<TranscriptEvent> {
   if (!isWholeJson(input)) {
-    yield* readByLines(input, new RequestLogLines(codec));
+    yield* readByLines(input, new RequestLogLines(codec, input.parsed));
     return;
   }
   const threads = new Threads();
@@ -136,6 +136,8 @@ export function requestLogLines(file: string, firstLine: string, codec: () => Pr
 class RequestLogLines implements LineReader {
   constructor(
     private readonly codec: ProviderCodec,
+    /** Told each line's parsed value (`TranscriptInput.parsed`). */
+    private readonly parsed: TranscriptInput['parsed'] = undefined,
     private readonly threads = new Threads(),
     private readonly skips: Skips = { unseen: new Unseen() },
     private carry: CarrySource | undefined = undefined,
@@ -146,6 +148,7 @@ class RequestLogLines implements LineReader {
     if (line.text.trim() === '') return [];
     const read = parsedLine(line, ++this.ordinal, this.codec.carrier ? this.carry : undefined);
     if ('finding' in read) return [{ kind: 'finding', finding: read.finding }];
+    this.parsed?.(line, read.record.node);
     const outcome = judgeRecord(read.record, this.threads, this.codec, this.skips);
     if (outcome.request) this.carry = outcome.carry;
     return outcome.events;
@@ -156,7 +159,7 @@ class RequestLogLines implements LineReader {
   }
 
   fork(): LineReader {
-    return new RequestLogLines(this.codec.fork?.() ?? this.codec, this.threads.clone(), { unseen: this.skips.unseen.clone() }, this.carry, this.ordinal);
+    return new RequestLogLines(this.codec.fork?.() ?? this.codec, this.parsed, this.threads.clone(), { unseen: this.skips.unseen.clone() }, this.carry, this.ordinal);
   }
 }
 
