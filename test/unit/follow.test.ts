@@ -172,7 +172,25 @@ describe('following a growing file reads only what is new and reports what a ful
       user('m3', 'm2', '', { message: { role: 'user', content: [result('task1')] } }),
       user('m4', 'm3', 'thanks'),
     ].join('');
-    for (const [name, text] of [['preserved-later.jsonl', preservedLater], ['side-chains.jsonl', sideChains]] as const) {
+    // Preserved messages written before the boundary and again after the summary; a model output's second line after its first call's result.
+    const preservedAgain = [
+      user('u1', null, 'old question'),
+      assistant('a1', 'u1', 'msg_1', [{ type: 'text', text: 'old answer' }]),
+      user('u2', 'a1', 'recent question'),
+      assistant('a2', 'u2', 'msg_2', [{ type: 'text', text: 'recent answer' }]),
+      line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, compactMetadata: { preservedMessages: { uuids: ['u2', 'a2'] } } }),
+      user('cs', 'cb', 'Summary.', { isCompactSummary: true }),
+      user('u2', 'cs', 'recent question'),
+      assistant('a2', 'u2', 'msg_2', [{ type: 'text', text: 'recent answer' }]),
+      user('u3', 'a2', 'next question'),
+      assistant('a3', 'u3', 'msg_3', [call('t3')]),
+      user('r3', 'a3', '', { message: { role: 'user', content: [result('t3')] } }),
+      assistant('a4', 'a3', 'msg_3', [call('t4')]),
+      user('r4', 'a4', '', { message: { role: 'user', content: [result('t4')] } }),
+      user('m4', 'r4', 'reminder', { isMeta: true }),
+      user('u5', 'm4', 'last question'),
+    ].join('');
+    for (const [name, text] of [['preserved-later.jsonl', preservedLater], ['side-chains.jsonl', sideChains], ['preserved-again.jsonl', preservedAgain]] as const) {
       const ends = lineEnds(text);
       assertWalksLikeWhole(name, text, ends);
       for (let i = 0; i < ends.length; i++) assertWalksLikeWhole(name, text, [ends[i]!, ends[(i * 5 + 3) % ends.length]!]);

@@ -11,8 +11,10 @@
  */
 import type { Message } from '../../model';
 import type { SourceRange } from '../../text';
-import { anthropicBlocks } from './blocks';
+import { messagesOf, PathMessages, type MessageCache } from './messages';
 import { preservedUuids, type CcRecord } from './records';
+
+export type { MessageCache } from './messages';
 
 export interface Unit {
   readonly role: 'user' | 'assistant';
@@ -39,13 +41,6 @@ export interface Rewind {
   readonly left?: readonly Message[];
 }
 
-/**
- * The messages built from line groups, by the group's first line: a followed
- * session is walked again at each append, and its messages are not built
- * again (nor read again by the checks, which know them by identity).
- */
-export type MessageCache = WeakMap<CcRecord, { readonly last: CcRecord; readonly count: number; readonly elision: boolean; readonly message: Message }>;
-
 /** Walks the records in file order; calls `onRewind` at each rewrite, returns the final context. */
 export function walkSession(records: readonly CcRecord[], onRewind: (rewind: Rewind) => void, cache: MessageCache = new WeakMap()): readonly Message[] {
   const walk = new SessionWalk(records, cache);
@@ -66,6 +61,8 @@ export class SessionWalk {
   awaiting: Set<string> | undefined;
   /** A record came that a walk of the whole conversation would have taken among a compaction's preserved messages. */
   diverged = false;
+  /** The context at the leaf, kept from one call to the next. */
+  private readonly path: PathMessages;
   /** For every uuid seen: the unit it resolves to (transparent lines resolve to their parent's unit). */
   private readonly effective = new Map<string, Unit | undefined>();
   private readonly groups = new Map<string, Unit>();
@@ -76,7 +73,9 @@ export class SessionWalk {
   constructor(
     private readonly records: readonly CcRecord[],
     private readonly cache: MessageCache,
-  ) {}
+  ) {
+    this.path = new PathMessages(cache);
+  }
 
   add(record: CcRecord, onRewind: (rewind: Rewind) => void): void {
     if (record.kind === 'message' && record.uuid && this.awaiting?.has(record.uuid)) this.diverged = true;
@@ -94,7 +93,7 @@ export class SessionWalk {
 
   /** The context at the newest unit. */
   context(): readonly Message[] {
-    return this.leaf ? messagesOf(this.leaf, this.cache) : [];
+    return this.leaf ? this.path.of(this.leaf) : [];
   }
 
   private parentOf(record: CcRecord): Unit | undefined {
@@ -138,13 +137,13 @@ export class SessionWalk {
   private joinExisting(record: CcRecord, origin: Unit | undefined): Unit | undefined {
     if (record.role === 'assistant' && record.messageId) {
       const group = this.groups.get(record.messageId);
-      if (group) group.lines.push(record);
+      if (group) this.path.joined(group, record);
       return group;
     }
     const output = outputOf(origin);
     if (record.role === 'user' && record.toolResultsOnly && output) {
       const unit = this.results.get(output);
-      if (unit) unit.lines.push(record);
+      if (unit) this.path.joined(unit, record);
       return unit;
     }
     return undefined;
@@ -162,6 +161,7 @@ export class SessionWalk {
       elision: record.compactSummary,
       preserved: summary ? this.preserved(this.boundary) : undefined,
     };
+    this.path.made(unit);
     if (role === 'assistant' && record.messageId) this.groups.set(record.messageId, unit);
     if (answers) this.results.set(answers, unit);
     return unit;
@@ -220,73 +220,4 @@ function commonAncestor(a: Unit, b: Unit | undefined): Unit | undefined {
 /** The model output a line hangs off: the output itself, or the output a results unit answers. */
 function outputOf(unit: Unit | undefined): Unit | undefined {
   return unit?.role === 'assistant' ? unit : unit?.answers;
-}
-
-/** The messages of the path from the root to `leaf`, with preserved segments after their summary. */
-export function messagesOf(leaf: Unit, cache: MessageCache = new WeakMap()): Message[] {
-  const path: Unit[] = [];
-  for (let u: Unit | undefined = leaf; u; u = u.parent) path.push(u);
-  path.reverse();
-  const onPath = new Set(path.flatMap((u) => u.lines.map((l) => l.uuid)));
-  const groups: { role: 'user' | 'assistant'; lines: readonly CcRecord[]; elision: boolean }[] = [];
-  for (const unit of path) {
-    groups.push(unit);
-    for (const lines of unit.preserved ?? []) {
-      if (!lines.some((l) => onPath.has(l.uuid))) groups.push({ role: lines[0]?.role ?? 'user', lines, elision: false });
-    }
-  }
-  return mergeUsers(groups.map((group) => cachedMessage(group, cache)));
-}
-
-function cachedMessage(group: { role: 'user' | 'assistant'; lines: readonly CcRecord[]; elision: boolean }, cache: MessageCache): Message {
-  const [first, last, count] = [group.lines[0], group.lines[group.lines.length - 1], group.lines.length];
-  if (!first || !last) return toMessage(group);
-  const known = cache.get(first);
-  if (known && known.last === last && known.count === count && known.elision === group.elision) return known.message;
-  const message = toMessage(group);
-  cache.set(first, { last, count, elision: group.elision, message });
-  return message;
-}
-
-function toMessage(group: { role: 'user' | 'assistant'; lines: readonly CcRecord[]; elision: boolean }): Message {
-  const blocks = group.lines.flatMap((l) => anthropicBlocks(l.content));
-  const first = group.lines[0];
-  const source = first ? { start: first.range.start, end: Math.max(...group.lines.map((l) => l.range.end)) } : undefined;
-  const place = placeOf(group.lines.map((l) => l.line));
-  return group.elision ? { role: group.role, blocks, source, place, elision: true } : { role: group.role, blocks, source, place };
-}
-
-/** `line 18`, or `lines 18–20` for a message written over several record lines. */
-function placeOf(lines: readonly number[]): string {
-  const first = Math.min(...lines);
-  const last = Math.max(...lines);
-  return first === last ? `line ${first}` : `lines ${first}–${last}`;
-}
-
-/**
- * Consecutive user lines reach the API as one user message (the summary marker
- * stays on its own), tool results first: Claude Code puts them before the text
- * of other lines (a hook reminder written before a result), as the API requires.
- */
-function mergeUsers(messages: Message[]): Message[] {
-  const out: Message[] = [];
-  for (const message of messages) {
-    const last = out[out.length - 1];
-    if (last && last.role === 'user' && message.role === 'user' && !last.elision && !message.elision) {
-      const blocks = [...last.blocks, ...message.blocks];
-      const results = blocks.filter((b) => b.kind === 'tool_result');
-      out[out.length - 1] = {
-        role: 'user',
-        blocks: [...results, ...blocks.filter((b) => b.kind !== 'tool_result')],
-        source: span(last.source, message.source),
-        place: `${last.place ?? ''} and ${message.place ?? ''}`.replace(/^ and | and $/g, ''),
-      };
-    } else out.push(message);
-  }
-  return out;
-}
-
-function span(a: SourceRange | undefined, b: SourceRange | undefined): SourceRange | undefined {
-  if (!a || !b) return a ?? b;
-  return { start: Math.min(a.start, b.start), end: Math.max(a.end, b.end) };
 }
