@@ -42,7 +42,9 @@ export interface AlignSides {
   readonly afterLength: number;
   /** The rendered text of after message i. */
   afterText(i: number): string;
-  /** True when after message i is known to render as before message j (the same message): its text is not needed. */
+  /** The messages themselves: after message i is before message j when they are the same object (then its text is not needed). */
+  readonly shared?: { readonly before: readonly unknown[]; readonly after: readonly unknown[] };
+  /** True when after message i is known to render as before message j otherwise (another reading of it). */
   same?(i: number, j: number): boolean;
   /** Whether before message j and after message i may be paired as modified (their roles agree); default yes. */
   sameRole?(j: number, i: number): boolean;
@@ -68,27 +70,26 @@ export function alignMessages(
 /** `alignMessages` against a before window indexed once; after messages known to be the same are not rendered. */
 export function alignIndexed(index: TextIndex, sides: AlignSides): Alignment {
   const beforeLength = index.nextSame.length;
-  const afterOrigin = new Int32Array(sides.afterLength).fill(-1);
-  const afterKind = new Uint8Array(sides.afterLength).fill(INSERTED);
-  const beforeFate = new Int32Array(beforeLength).fill(-1);
-  const anchors = matchIdentical(index, sides);
-  for (const [i, j] of anchors) {
-    afterOrigin[i] = j;
-    afterKind[i] = SAME;
-    beforeFate[j] = i;
-  }
+  const out = {
+    afterOrigin: new Int32Array(sides.afterLength).fill(-1),
+    afterKind: new Uint8Array(sides.afterLength).fill(INSERTED),
+    beforeFate: new Int32Array(beforeLength).fill(-1),
+  };
+  matchIdentical(index, sides, out);
   // Pair up the gaps between anchors (and after the last one).
   let prevI = -1;
   let prevJ = -1;
-  for (const [i, j] of [...anchors, [sides.afterLength, beforeLength] as const]) {
+  for (let i = 0; i <= sides.afterLength; i++) {
+    const trailing = i === sides.afterLength;
+    if (!trailing && out.afterKind[i] !== SAME) continue;
+    const j = trailing ? beforeLength : (out.afterOrigin[i] as number);
     // The trailing gap may also hold appended messages (a request log's next
     // request): its first messages are paired with the before tail.
-    const trailing = i === sides.afterLength;
-    pairGap(prevI + 1, trailing ? Math.min(i, prevI + 1 + j - prevJ - 1) : i, prevJ + 1, j, { afterOrigin, afterKind, beforeFate }, sides.sameRole);
+    if (i > prevI + 1) pairGap(prevI + 1, trailing ? Math.min(i, prevI + 1 + j - prevJ - 1) : i, prevJ + 1, j, out, sides.sameRole);
     prevI = i;
     prevJ = j;
   }
-  return { afterOrigin, afterKind, beforeFate };
+  return out;
 }
 
 /**
@@ -96,28 +97,29 @@ export function alignIndexed(index: TextIndex, sides: AlignSides): Alignment {
  * first before message at or after the last match with its text. An after
  * message known to be the next before message takes it without a lookup.
  * Otherwise `cursor` holds, per text, how far its chain has been passed, so
- * each before index is passed at most once.
+ * each before index is passed at most once. Matches are written into `out` as SAME.
  */
-function matchIdentical(index: TextIndex, sides: AlignSides): [number, number][] {
+function matchIdentical(index: TextIndex, sides: AlignSides, out: Alignment): void {
   const cursor = new Map<string, number>();
-  const anchors: [number, number][] = [];
   const beforeLength = index.nextSame.length;
+  const shared = sides.shared;
   let next = 0;
   for (let i = 0; i < sides.afterLength; i++) {
-    if (next < beforeLength && sides.same?.(i, next)) {
-      anchors.push([i, next++]);
-      continue;
+    let j: number | undefined = next;
+    const known = next < beforeLength && ((shared && shared.after[i] === shared.before[next]) || sides.same?.(i, next));
+    if (!known) {
+      const text = sides.afterText(i);
+      j = cursor.get(text) ?? index.first.get(text);
+      if (j === undefined) continue;
+      while (j !== -1 && j < next) j = index.nextSame[j] ?? -1;
+      cursor.set(text, j);
+      if (j === -1) continue;
     }
-    const text = sides.afterText(i);
-    let j = cursor.get(text) ?? index.first.get(text);
-    if (j === undefined) continue;
-    while (j !== -1 && j < next) j = index.nextSame[j] ?? -1;
-    cursor.set(text, j);
-    if (j === -1) continue;
-    anchors.push([i, j]);
+    out.afterOrigin[i] = j;
+    out.afterKind[i] = SAME;
+    out.beforeFate[j] = i;
     next = j + 1;
   }
-  return anchors;
 }
 
 function pairGap(

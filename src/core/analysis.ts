@@ -52,9 +52,12 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 }
 
 export function analyseRewrite(rewrite: Rewrite, context: EngineContext, beforeFile?: string): RewriteAnalysis {
+  return analyseViews(rewrite, viewOf(rewrite.before, context), viewOf(rewrite.after, context), context, beforeFile);
+}
+
+/** The analysis of a rewrite whose windows are seen as `before` and `after` (their renders are the windows' layouts). */
+export function analyseViews(rewrite: Rewrite, before: WindowView, after: WindowView, context: EngineContext, beforeFile?: string): RewriteAnalysis {
   const render = context.render;
-  const before = viewOf(rewrite.before, context);
-  const after = viewOf(rewrite.after, context);
   const consumed = Math.min(rewrite.before.boundary, before.messageTexts.length);
   const toolsChanged = consumed > 0 && !sameList(before.toolTexts, after.toolTexts);
   const commonMessages = commonLength(before.messageTexts, after.messageTexts);
@@ -62,7 +65,7 @@ export function analyseRewrite(rewrite: Rewrite, context: EngineContext, beforeF
   const alignment =
     breakMessage === -1 && !toolsChanged
       ? prefixAlignment(before.messageTexts.length, after.messageTexts.length, consumed)
-      : alignWindows(rewrite, context);
+      : alignWindows(rewrite, after.messageTexts, context);
   return {
     rewrite,
     before,
@@ -83,13 +86,13 @@ function sameReading(a: Message | undefined, b: Message | undefined): boolean {
 }
 
 /** `alignMessages` of the two windows' renders; a message the after window shares with the before one is matched without a lookup. */
-function alignWindows(rewrite: Rewrite, context: EngineContext): Alignment {
+function alignWindows(rewrite: Rewrite, afterTexts: readonly string[], context: EngineContext): Alignment {
   const before = rewrite.before.messages;
   const after = rewrite.after.messages;
-  const afterTexts = layoutOf(rewrite.after, context).messageTexts;
   return alignIndexed(textIndexOf(rewrite.before, context), {
     afterLength: after.length,
     afterText: (i) => afterTexts[i] as string,
+    shared: { before, after },
     same: (i, j) => sameReading(after[i], before[j]),
     sameRole: (j, i) => before[j]?.role === after[i]?.role,
   });

@@ -46,7 +46,7 @@ function sameMessage(a: Message, b: Message, render: RenderCache): boolean {
   return a === b || (a[CARRIED_FROM] ?? a) === (b[CARRIED_FROM] ?? b) || render.messageText(a) === render.messageText(b);
 }
 
-function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[], render: RenderCache): boolean {
+export function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[], render: RenderCache): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
@@ -126,7 +126,7 @@ export function extensionFindings(rewrite: Rewrite, beforePairs: () => PairLooku
 }
 
 /** The window checks (`checkWindow`'s order) on some pairs; the reused-id findings given. */
-function windowChecks(window: ContextWindow, pairs: Map<string, ToolPair>, reused: Finding[] = []): Finding[] {
+export function windowChecks(window: ContextWindow, pairs: Map<string, ToolPair>, reused: Finding[] = []): Finding[] {
   return [
     ...checkToolUseOrphaned(window, pairs),
     ...checkToolResultOrphaned(window, pairs),
@@ -178,7 +178,7 @@ function firstAppearance(pair: ToolPair): { readonly message: number; readonly b
   return call.message < result.message || (call.message === result.message && call.block < result.block) ? call : result;
 }
 
-function byAppearance(a: ToolPair, b: ToolPair): number {
+export function byAppearance(a: ToolPair, b: ToolPair): number {
   const x = firstAppearance(a);
   const y = firstAppearance(b);
   return (x?.message ?? 0) - (y?.message ?? 0) || (x?.block ?? 0) - (y?.block ?? 0);

@@ -20,7 +20,12 @@ export interface EngineContext {
   readonly textIndexes: WeakMap<ContextWindow, TextIndex>;
   /** Boundary positions, per window object and from the window a window extends. */
   readonly positions: BoundaryPositions;
+  /** Per window, every call of each id that more than one call has, in order. */
+  readonly repeatedCalls: WeakMap<ContextWindow, ReadonlyMap<string, readonly CallMember[]>>;
 }
+
+/** A call at its place in a window (as `ToolPair.call`). */
+export type CallMember = NonNullable<ToolPair['call']>;
 
 export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'): EngineContext {
   const render = new RenderCache();
@@ -33,6 +38,7 @@ export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'
     layouts: new WeakMap(),
     textIndexes: new WeakMap(),
     positions: new BoundaryPositions(render, counter),
+    repeatedCalls: new WeakMap(),
   };
 }
 
@@ -55,4 +61,23 @@ export function textIndexOf(window: ContextWindow, context: EngineContext): Text
   let index = context.textIndexes.get(window);
   if (!index) context.textIndexes.set(window, (index = textIndex(layoutOf(window, context).messageTexts)));
   return index;
+}
+
+/** Every call of each id that more than one call of the window has, in order; once per window object. */
+export function repeatedCallsOf(window: ContextWindow, context: EngineContext): ReadonlyMap<string, readonly CallMember[]> {
+  let repeated = context.repeatedCalls.get(window);
+  if (repeated) return repeated;
+  const calls = new Map<string, CallMember[]>();
+  window.messages.forEach((message, m) =>
+    message.blocks.forEach((block, b) => {
+      if (block.kind !== 'tool_call') return;
+      const member = { message: m, block: b, value: block };
+      const list = calls.get(block.id);
+      if (list) list.push(member);
+      else calls.set(block.id, [member]);
+    }),
+  );
+  repeated = new Map([...calls].filter(([, list]) => list.length > 1));
+  context.repeatedCalls.set(window, repeated);
+  return repeated;
 }

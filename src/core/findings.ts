@@ -79,6 +79,12 @@ export function identityKeys(findings: readonly Finding[]): string[] {
   });
 }
 
+/** The window findings of `after` whose identity `before` does not have (in `after`'s order). */
+export function introducedFindings(before: readonly Finding[], after: readonly Finding[]): Finding[] {
+  const beforeKeys = new Set(identityKeys(before));
+  return identityKeys(after).flatMap((key, i) => (beforeKeys.has(key) ? [] : [after[i] as Finding]));
+}
+
 /** The part of a finding's identity beside its rule: its tool call id, else its message. */
 export function identityName(f: Finding): string {
   return f.toolCallId ?? f.message;

@@ -6,8 +6,9 @@
 import { analyseRewrite, type RewriteAnalysis } from './analysis';
 import type { BoundaryPosition, TokenEncoding } from './results';
 import { createEngineContext, layoutOf, pairsOf, type EngineContext } from './context';
-import { decide, distinctFindings, identityKeys, type CacheImpact, type Finding, type StepVerdict } from './findings';
+import { decide, distinctFindings, introducedFindings, type CacheImpact, type Finding, type StepVerdict } from './findings';
 import { extendPairs, extensionFindings, isExtension, type PairLookup } from './append-step';
+import { judgeCut } from './cut-step';
 import { extendsMessages, plainBaseOf, windowFromObject, type PlainBase } from './formats/native-object';
 import type { ContextWindow, Message, Rewrite, RewriteSource } from './model';
 import { checkWindow, STEP_CHECKS } from './rules/index';
@@ -62,7 +63,7 @@ export function byPosition(findings: readonly Finding[]): Finding[] {
 export function judgeRewrite(rewrite: Rewrite, options: GuardOptions = {}, beforePairs?: PairLookup): StepVerdict {
   const context = options.context ?? createEngineContext(options.tokens ?? false);
   const consumed = () => (context.tokens ? boundaryPosition(rewrite.before, context).tokens : 0);
-  return judgeExtension(rewrite, context, consumed, beforePairs) ?? judgeFully(rewrite, { ...options, context });
+  return judgeExtension(rewrite, context, consumed, beforePairs) ?? judgeOther(rewrite, { ...options, context });
 }
 
 /** The verdict of a pure extension, or undefined when `rewrite` is not one. `beforePairs`: a lookup of the window before's pairs, when the caller has one. */
@@ -74,15 +75,23 @@ function judgeExtension(rewrite: Rewrite, context: EngineContext, consumedTokens
   return { decision: decide(findings), source: rewrite.source, findings, cacheImpact: { consumedTokens: consumedTokens(), invalidatedTokens: 0 } };
 }
 
+/** A rewrite that is not a pure extension: judged on what it cuts when it keeps one run of the window (`cut-step.ts`), else fully. */
+function judgeOther(rewrite: Rewrite, options: GuardOptions & { readonly context: EngineContext }): StepVerdict {
+  const cut = judgeCut(rewrite, options.context, options.beforeFile);
+  return cut ? stepVerdict(cut.analysis, cut.introduced, options.context) : judgeFully(rewrite, options);
+}
+
 /** The full judge: every window check on both windows, every step rule on their analysis. */
 export function judgeFully(rewrite: Rewrite, options: GuardOptions = {}): StepVerdict {
   const context = options.context ?? createEngineContext(options.tokens ?? false);
   const analysis = analyseRewrite(rewrite, context, options.beforeFile);
-  const beforeKeys = new Set(identityKeys(windowFindings(rewrite.before, context)));
-  const afterFindings = windowFindings(rewrite.after, context);
-  const introduced = identityKeys(afterFindings).flatMap((key, i) => (beforeKeys.has(key) ? [] : [afterFindings[i] as Finding]));
+  return stepVerdict(analysis, introducedFindings(windowFindings(rewrite.before, context), windowFindings(rewrite.after, context)), context);
+}
+
+/** The verdict on an analysed rewrite: the window findings it introduces and every step rule's, in the full judge's order. */
+export function stepVerdict(analysis: RewriteAnalysis, introduced: readonly Finding[], context: EngineContext): StepVerdict {
   const findings = byPosition(distinctFindings([...introduced, ...STEP_CHECKS.flatMap((check) => check(analysis))]));
-  return { decision: decide(findings), source: rewrite.source, findings, cacheImpact: cacheImpact(analysis, context) };
+  return { decision: decide(findings), source: analysis.rewrite.source, findings, cacheImpact: cacheImpact(analysis, context) };
 }
 
 function isContextWindow(value: unknown): value is ContextWindow {
@@ -157,7 +166,7 @@ class StatefulGuard implements Guard {
     const rewrite: Rewrite = { source: options.source ?? 'runtime', before: this.current, after: this.proposal(proposal), applied: true };
     const verdict = judgeExtension(rewrite, this.context, () => this.consumedTokens());
     if (verdict) return verdict;
-    return judgeFully(rewrite, { context: this.context, ...(this.options.beforeFile !== undefined && { beforeFile: this.options.beforeFile }) });
+    return judgeOther(rewrite, { context: this.context, ...(this.options.beforeFile !== undefined && { beforeFile: this.options.beforeFile }) });
   }
 
   apply(proposal: ContextWindow | ProposalObject): ContextWindow {

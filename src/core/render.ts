@@ -138,19 +138,26 @@ export interface WindowLayout {
 }
 
 export function windowLayout(window: ContextWindow, cache = new RenderCache()): WindowLayout {
-  const toolTexts = window.tools.map((t) => cache.tool(t));
-  const messageTexts = window.messages.map((m) => cache.messageText(m));
+  return layoutOfTexts(
+    window.tools.map((t) => cache.tool(t)),
+    window.messages.map((m) => cache.messageText(m)),
+    window.boundary,
+  );
+}
+
+/** The layout of a window whose tools and messages render as `toolTexts` and `messageTexts`. */
+export function layoutOfTexts(toolTexts: readonly string[], messageTexts: readonly string[], windowBoundary: number): WindowLayout {
   let offset = TOOLS_OPEN.length;
   toolTexts.forEach((t, i) => (offset += t.length + (i ? 1 : 0)));
   const messagesStart = offset + MESSAGES_OPEN.length;
   offset = messagesStart;
-  const messageStarts = messageTexts.map((t, i) => {
+  const messageStarts = new Array<number>(messageTexts.length);
+  for (let i = 0; i < messageTexts.length; i++) {
     if (i) offset += 1;
-    const start = offset;
-    offset += t.length;
-    return start;
-  });
-  const boundary = Math.max(0, Math.min(window.boundary, messageTexts.length));
+    messageStarts[i] = offset;
+    offset += (messageTexts[i] as string).length;
+  }
+  const boundary = Math.max(0, Math.min(windowBoundary, messageTexts.length));
   const last = boundary - 1;
   const boundaryOffset = last < 0 ? messagesStart : (messageStarts[last] ?? 0) + (messageTexts[last]?.length ?? 0);
   return { toolTexts, messageTexts, messageStarts, messagesStart, boundaryOffset };

@@ -35,20 +35,22 @@ export function isElisionMarker(message: Message): boolean {
 export function checkElisionUnmarked(a: RewriteAnalysis): Finding[] {
   const { beforeFate, afterOrigin } = a.alignment;
   const consumed = Math.min(a.rewrite.before.boundary, beforeFate.length);
-  const removed: number[] = [];
-  for (let j = 0; j < consumed; j++) if ((beforeFate[j] ?? -1) < 0) removed.push(j);
-  if (!removed.length) return [];
-  let lastRetained = -1;
-  afterOrigin.forEach((origin, i) => {
-    if (origin >= 0 && origin < consumed) lastRetained = i;
-  });
+  let removed = 0;
+  let firstRemoved = -1;
+  for (let j = 0; j < consumed; j++) {
+    if ((beforeFate[j] ?? -1) >= 0) continue;
+    if (!removed++) firstRemoved = j;
+  }
+  if (!removed) return [];
+  let lastRetained = afterOrigin.length - 1;
+  while (lastRetained >= 0 && !((afterOrigin[lastRetained] ?? -1) >= 0 && (afterOrigin[lastRetained] ?? -1) < consumed)) lastRetained--;
   const after = a.rewrite.after.messages;
   for (let i = lastRetained + 1; i < after.length; i++) if (isElisionMarker(after[i] as Message)) return [];
-  if (after.some((m, i) => m.elision && (afterOrigin[i] ?? -1) < 0)) return [];
-  const first = a.rewrite.before.messages[removed[0] ?? 0];
+  for (let i = 0; i < after.length; i++) if (after[i]?.elision && (afterOrigin[i] ?? -1) < 0) return [];
+  const first = a.rewrite.before.messages[firstRemoved];
   const at = after[lastRetained]?.source;
   return [
-    ruleFinding(meta, firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${removed.length} consumed message${removed.length === 1 ? ' was' : 's were'} removed with no elision marker appended after the retained history`, {
+    ruleFinding(meta, firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${removed} consumed message${removed === 1 ? ' was' : 's were'} removed with no elision marker appended after the retained history`, {
       related: related(first?.source, 'the first removed message', a.beforeFile),
     }),
   ];

@@ -54,13 +54,15 @@ function toolChanges(a: RewriteAnalysis): PrefixChange[] {
 function messageChanges(a: RewriteAnalysis): PrefixChange[] {
   const { afterOrigin, afterKind, beforeFate } = a.alignment;
   const consumed = Math.min(a.rewrite.before.boundary, beforeFate.length);
+  // Read once: each read of an imported binding may be a call (module interop), and the loop below reads it per message.
+  const modifiedKind = MODIFIED;
   const changes: PrefixChange[] = [];
   let lastRetained = -1;
   for (let j = 0; j < consumed; j++) {
     const i = beforeFate[j] ?? -1;
     if (i >= 0) {
       lastRetained = Math.max(lastRetained, i);
-      if (afterKind[i] === MODIFIED) changes.push(modified(a, j, i));
+      if (afterKind[i] === modifiedKind) changes.push(modified(a, j, i));
       continue;
     }
     let to = j;

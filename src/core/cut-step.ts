@@ -1,0 +1,208 @@
+/**
+ * A compaction judged on what it cuts: the proposal keeps one run of the
+ * current window's messages (the same objects, shifted) with other messages
+ * around it (its head and tail), under the same tools, in the same format and
+ * kind of window.
+ *
+ * Why its verdict is the full judge's (`test/unit/cut-step.test.ts` checks it
+ * against `judgeFully` on random cuts and sequences):
+ * - The step rules that read messages (prefix, render, elision) and the cache
+ *   impact run as in the full judge, on the full alignment (matched along the
+ *   run by identity) and the after window's renders (along the run, the
+ *   current window's own).
+ * - A pair whose blocks (each call and result with its id) all lie in the run,
+ *   none at either window's frontier, is the same pair shifted: the same window
+ *   findings on both sides (their identity is rule + call id + occurrence), so
+ *   none is introduced; and no step finding: its members are the same blocks
+ *   (nothing straddled), its call is the same under the same registry (no
+ *   schema dropped or changed), its results are all kept (no consumed result
+ *   dropped). So the window checks and the step rules that read pairs run on
+ *   the other pairs only: those with a block in the head, the tail, the cut
+ *   messages or at a frontier.
+ * Other formats (their positional rules read neighbouring messages), a changed
+ * registry, an empty id where pairs are touched (pairs keyed by place), and a
+ * run shorter than half the proposal are left to the full judge.
+ */
+import { analyseViews, type RewriteAnalysis, type WindowView } from './analysis';
+import { byAppearance, sameTools, windowChecks } from './append-step';
+import { layoutOf, pairsOf, repeatedCallsOf, type CallMember, type EngineContext } from './context';
+import { introducedFindings, type Finding } from './findings';
+import type { ContextWindow, Message, Rewrite, ToolPair } from './model';
+import { frontier } from './pairing';
+import { reusedIdFinding, sharedParts } from './rules/tool-call-id-reused';
+
+type ResultMember = ToolPair['results'][number];
+
+/** The kept run: after messages [start, start + length) are before messages [from, from + length), the same objects. */
+interface Run {
+  readonly start: number;
+  readonly from: number;
+  readonly length: number;
+}
+
+/** How many leading after messages may be new before the run starts. */
+const HEAD_SEARCH = 4;
+
+/** The analysis of a cut, seeing only the touched pairs, and the window findings it introduces. */
+export interface CutJudgement {
+  readonly analysis: RewriteAnalysis;
+  readonly introduced: readonly Finding[];
+}
+
+/** The judgement of `rewrite` as a cut (see the module comment), or undefined to leave it to the full judge. */
+export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: string): CutJudgement | undefined {
+  const { before, after } = rewrite;
+  if (before.format !== 'native' || after.format !== 'native' || before.live !== after.live || !before.serverState !== !after.serverState) return undefined;
+  if (!sameTools(before.tools, after.tools, context.render)) return undefined;
+  const run = keptRun(before.messages, after.messages);
+  if (!run) return undefined;
+  const added = new Map<string, Added>();
+  if (!addMembers(after, 0, run.start, added) || !addMembers(after, run.start + run.length, after.messages.length, added)) return undefined;
+  const ids = touchedIds(rewrite, run, added);
+  if (!ids) return undefined;
+  const touched = touchedPairs(rewrite, run, ids, added, context);
+  const introduced = introducedOn(rewrite, touched);
+  const views = cutViews(rewrite, run, touched, context);
+  return { analysis: analyseViews(rewrite, views.before, views.after, context, beforeFile), introduced };
+}
+
+function keptRun(before: readonly Message[], after: readonly Message[]): Run | undefined {
+  for (let start = 0; start < Math.min(HEAD_SEARCH, after.length); start++) {
+    const from = before.indexOf(after[start] as Message);
+    if (from < 0) continue;
+    let length = 1;
+    while (start + length < after.length && from + length < before.length && after[start + length] === before[from + length]) length++;
+    return 2 * length >= after.length ? { start, from, length } : undefined;
+  }
+  return undefined;
+}
+
+/** The calls and results of one id in the head or tail, in order. */
+interface Added {
+  readonly calls: CallMember[];
+  readonly results: ResultMember[];
+}
+
+/** Adds the calls and results of after messages [from, to) by id; false when an id is empty. */
+function addMembers(window: ContextWindow, from: number, to: number, into: Map<string, Added>): boolean {
+  for (let m = from; m < to; m++) {
+    const blocks = (window.messages[m] as Message).blocks;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b];
+      if (block?.kind !== 'tool_call' && block?.kind !== 'tool_result') continue;
+      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      if (id === '') return false;
+      let entry = into.get(id);
+      if (!entry) into.set(id, (entry = { calls: [], results: [] }));
+      if (block.kind === 'tool_call') entry.calls.push({ message: m, block: b, value: block });
+      else entry.results.push({ message: m, block: b, value: block });
+    }
+  }
+  return true;
+}
+
+/** Adds the ids of the calls (or of calls and results) of messages [from, to); false when one is empty. */
+function addIds(messages: readonly Message[], from: number, to: number, ids: Set<string>, callsOnly: boolean): boolean {
+  for (let m = from; m < to; m++) {
+    for (const block of (messages[m] as Message).blocks) {
+      if (block.kind !== 'tool_call' && (callsOnly || block.kind !== 'tool_result')) continue;
+      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      if (id === '') return false;
+      ids.add(id);
+    }
+  }
+  return true;
+}
+
+/** The ids of the pairs a cut may change: a block in the head, the tail or the cut messages, or a call at a frontier. */
+function touchedIds(rewrite: Rewrite, run: Run, added: Map<string, Added>): Set<string> | undefined {
+  const { before, after } = rewrite;
+  const ids = new Set(added.keys());
+  const cut = addIds(before.messages, 0, run.from, ids, false) && addIds(before.messages, run.from + run.length, before.messages.length, ids, false);
+  if (!cut) return undefined;
+  if (!before.live) return ids;
+  const frontiers = addIds(before.messages, Math.max(0, frontier(before)), before.messages.length, ids, true);
+  return frontiers && addIds(after.messages, Math.max(0, frontier(after)), after.messages.length, ids, true) ? ids : undefined;
+}
+
+/** The touched pairs on both sides (in each window's pair order) and every call of their ids, in message order. */
+interface TouchedPairs {
+  readonly before: Map<string, ToolPair>;
+  readonly after: Map<string, ToolPair>;
+  readonly beforeCalls: CallMember[];
+  readonly afterCalls: CallMember[];
+}
+
+function touchedPairs(rewrite: Rewrite, run: Run, ids: Set<string>, added: Map<string, Added>, context: EngineContext): TouchedPairs {
+  const pairs = pairsOf(rewrite.before, context);
+  const repeated = repeatedCallsOf(rewrite.before, context);
+  const shift = run.start - run.from;
+  const inRun = (x: { readonly message: number }) => x.message >= run.from && x.message < run.from + run.length;
+  const kept = <T extends { readonly message: number }>(members: readonly T[]): T[] => members.filter(inRun).map((x) => ({ ...x, message: x.message + shift }));
+  const head = <T extends { readonly message: number }>(members: readonly T[] = []) => members.filter((x) => x.message < run.start);
+  const tail = <T extends { readonly message: number }>(members: readonly T[] = []) => members.filter((x) => x.message >= run.start);
+  const before: ToolPair[] = [];
+  const after: ToolPair[] = [];
+  const beforeCalls: CallMember[] = [];
+  const afterCalls: CallMember[] = [];
+  for (const id of ids) {
+    const old = pairs.get(id);
+    const more = added.get(id);
+    const repeatedCalls = repeated.get(id);
+    // Most ids of the cut messages are whole pairs cut: nothing of them is left.
+    if (!more && !(old?.call && inRun(old.call)) && !repeatedCalls?.some(inRun) && !old?.results.some(inRun)) continue;
+    const oldCalls = repeatedCalls ?? (old?.call ? [old.call] : []);
+    const calls = [...head(more?.calls), ...kept(oldCalls), ...tail(more?.calls)];
+    const results = [...head(more?.results), ...kept(old?.results ?? []), ...tail(more?.results)];
+    if (!calls.length && !results.length) continue;
+    after.push({ id, results, ...(calls[0] && { call: calls[0] }) });
+    afterCalls.push(...calls);
+    if (!old) continue;
+    before.push(old);
+    beforeCalls.push(...oldCalls);
+  }
+  const indexed = (list: ToolPair[]) => new Map(list.sort(byAppearance).map((pair) => [pair.id, pair] as const));
+  return { before: indexed(before), after: indexed(after), beforeCalls: inOrder(beforeCalls), afterCalls: inOrder(afterCalls) };
+}
+
+function inOrder(calls: CallMember[]): CallMember[] {
+  return calls.sort((x, y) => x.message - y.message || x.block - y.block);
+}
+
+/** `tool-call-id-reused` on some ids: each call (in message order) after the first of its id. */
+function reusedFindings(window: ContextWindow, calls: readonly CallMember[]): Finding[] {
+  const first = new Map<string, CallMember>();
+  const shared = sharedParts();
+  const findings: Finding[] = [];
+  for (const call of calls) {
+    const earlier = first.get(call.value.id);
+    if (earlier) findings.push(reusedIdFinding(window, call.value, earlier.value, shared));
+    else first.set(call.value.id, call);
+  }
+  return findings;
+}
+
+/** The window findings of the after window on the touched pairs whose identity the before window does not have. */
+function introducedOn(rewrite: Rewrite, touched: TouchedPairs): Finding[] {
+  const beforeFindings = windowChecks(rewrite.before, touched.before, reusedFindings(rewrite.before, touched.beforeCalls));
+  const afterFindings = windowChecks(rewrite.after, touched.after, reusedFindings(rewrite.after, touched.afterCalls));
+  return introducedFindings(beforeFindings, afterFindings);
+}
+
+/** Both windows as the step rules see them: their renders (the after window's run taken from the before window's) and the touched pairs. */
+function cutViews(rewrite: Rewrite, run: Run, touched: TouchedPairs, context: EngineContext): { before: WindowView; after: WindowView } {
+  const { before, after } = rewrite;
+  const beforeLayout = layoutOf(before, context);
+  const text = (m: Message) => context.render.messageText(m);
+  const afterTexts =
+    context.layouts.get(after)?.messageTexts ??
+    after.messages
+      .slice(0, run.start)
+      .map(text)
+      .concat(beforeLayout.messageTexts.slice(run.from, run.from + run.length), after.messages.slice(run.start + run.length).map(text));
+  const afterToolTexts = after.tools.map((t) => context.render.tool(t));
+  return {
+    before: { window: before, messageTexts: beforeLayout.messageTexts, toolTexts: beforeLayout.toolTexts, pairs: touched.before },
+    after: { window: after, messageTexts: afterTexts, toolTexts: afterToolTexts, pairs: touched.after },
+  };
+}
