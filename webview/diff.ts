@@ -8,14 +8,21 @@ import * as monaco from './monaco';
 import type { PaneText } from '../src/shared/protocol';
 import { LOCAL_DIFF } from './diff-provider';
 import { Folds } from './fold';
-import { Pane } from './pane';
+import { Pane, type Splice } from './pane';
 import { editorFont, THEME } from './theme';
+
+/** How each side's text was sent: as a splice of the text shown before. */
+export interface Splices {
+  readonly before: Splice;
+  readonly after: Splice;
+}
 
 export interface DiffContent {
   readonly before: PaneText;
   readonly after: PaneText;
   readonly beforeLabel: string;
   readonly afterLabel: string;
+  readonly splices?: Splices;
 }
 
 /** The rendered bytes' language: plain text without brackets, so no whole-model bracket parse. */
@@ -29,6 +36,27 @@ function renderedModel(): monaco.editor.ITextModel {
   const model = monaco.editor.createModel('', LANGUAGE);
   model.updateOptions({ bracketColorizationOptions: { enabled: false, independentColorPoolPerBracketType: false } });
   return model;
+}
+
+/** The id handed out for a zone that is not added (it would take no space). */
+const NO_ZONE = 'prefix-lens-no-zone';
+
+/**
+ * With word wrap on, Monaco's side-by-side diff aligns every wrapped line of the two sides and, where
+ * both sides already wrap to the same height, still adds a filler zone of height 0 (its `delta > 0`
+ * test's else branch): about one zone per message of a 10k-message window, all removed and added again
+ * on every step. A zone of 0 px takes no space, so this editor leaves them out.
+ */
+function skipEmptyZones(editor: monaco.editor.ICodeEditor): void {
+  const change = editor.changeViewZones.bind(editor);
+  editor.changeViewZones = (callback) =>
+    change((accessor) =>
+      callback({
+        addZone: (zone) => (zone.heightInPx === 0 && zone.heightInLines === undefined ? NO_ZONE : accessor.addZone(zone)),
+        removeZone: (id) => id !== NO_ZONE && accessor.removeZone(id),
+        layoutZone: (id) => id !== NO_ZONE && accessor.layoutZone(id),
+      }),
+    );
 }
 
 /** Below this width the diff is shown inline. */
@@ -84,6 +112,7 @@ export class DiffView {
     });
     const original = renderedModel();
     const modified = renderedModel();
+    for (const editor of [this.diff.getOriginalEditor(), this.diff.getModifiedEditor()]) skipEmptyZones(editor);
     this.diff.setModel({ original, modified });
     this.before = new Pane('before', this.diff.getOriginalEditor(), original);
     this.after = new Pane('after', this.diff.getModifiedEditor(), modified);
@@ -97,8 +126,8 @@ export class DiffView {
     const generation = ++this.generation;
     this.hovered = this.pinned = undefined;
     this.folds.reset();
-    this.before.show(content.before, content.beforeLabel);
-    this.after.show(content.after, content.afterLabel);
+    this.before.show(content.before, content.beforeLabel, content.splices?.before);
+    this.after.show(content.after, content.afterLabel, content.splices?.after);
     LOCAL_DIFF.recompute();
     await computed;
     if (generation !== this.generation) return;

@@ -8,6 +8,7 @@ import './env';
 import './monaco';
 import './inspector.css';
 import {
+  applyStepEdit,
   assertNever,
   type FindingView,
   type HostMessage,
@@ -21,7 +22,7 @@ import {
 } from '../src/shared/protocol';
 import { banner, button, findingItem, pairItems, timeline } from './components';
 import { el } from './dom';
-import { DiffView } from './diff';
+import { DiffView, type Splices } from './diff';
 import { followTheme } from './theme';
 
 interface VsCodeApi {
@@ -57,6 +58,8 @@ class Inspector {
   private readonly diff: DiffView;
   /** When the last host message arrived (performance.now()), for the bench. */
   private receivedAt = 0;
+  /** How the step being shown was sent, as splices of the texts shown before (a `stepEdit`). */
+  private splices: Splices | undefined;
 
   constructor(private readonly root: HTMLElement) {
     followTheme();
@@ -106,6 +109,16 @@ class Inspector {
         this.view = { ...this.view, selected: message.selected, detail: message.detail };
         this.renderTranscript(this.view);
         return;
+      case 'stepEdit': {
+        const base = this.view?.detail;
+        const detail = applyStepEdit(base, message);
+        // Not against what is shown (a message lost or reordered): ask for the whole view again.
+        if (!this.view || !base || !detail) return this.post({ type: 'ready', protocol: PROTOCOL_VERSION, restoredStep: message.selected });
+        this.splices = { before: { base: base.before.text, splice: message.detail.before.splice }, after: { base: base.after.text, splice: message.detail.after.splice } };
+        this.view = { ...this.view, selected: message.selected, detail };
+        this.renderTranscript(this.view);
+        return;
+      }
       case 'empty':
         this.view = undefined;
         this.detail = undefined;
@@ -192,7 +205,10 @@ class Inspector {
     );
     this.pairs.replaceChildren(...pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id)));
     const tokenText = tokens === undefined ? '' : ` · token ${number(tokens)}`;
+    const splices = this.splices;
+    this.splices = undefined;
     await this.diff.show({
+      ...(splices ? { splices } : {}),
       before: detail.before,
       after,
       beforeLabel: `▲ consumed · generation boundary after message ${detail.before.boundaryMessages}${tokenText} · ▼ not yet read`,
@@ -289,12 +305,16 @@ class Inspector {
     this.notice.hidden = !text;
   }
 
-  /** Tests and the bench wait on these. */
+  /** Tests and the bench wait on these; `paintMs` once the frame showing it is painted (as the bench's plain page). */
   private markReady(step: number | undefined): void {
-    document.body.dataset.step = step === undefined ? '' : String(step);
-    document.body.dataset.renderMs = (performance.now() - this.receivedAt).toFixed(1);
-    document.body.dataset.readyAt = performance.now().toFixed(1);
-    document.body.dataset.ready = 'true';
+    const data = document.body.dataset;
+    const received = this.receivedAt;
+    data.step = step === undefined ? '' : String(step);
+    data.renderMs = (performance.now() - received).toFixed(1);
+    data.readyAt = performance.now().toFixed(1);
+    data.paintMs = '';
+    data.ready = 'true';
+    requestAnimationFrame(() => setTimeout(() => this.receivedAt === received && (data.paintMs = (performance.now() - received).toFixed(1))));
   }
 }
 

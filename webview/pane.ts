@@ -6,7 +6,7 @@
  * more than the screen it shows.
  */
 import * as monaco from './monaco';
-import type { PaneSegment, PaneText } from '../src/shared/protocol';
+import type { PaneSegment, PaneText, TextSplice } from '../src/shared/protocol';
 import { partitionPoint } from '../src/shared/search';
 
 const { TrackedRangeStickiness, OverviewRulerLane } = monaco.editor;
@@ -31,6 +31,12 @@ export function replaceText(model: monaco.editor.ITextModel, old: string, text: 
   if (2 * (start + end) < Math.max(old.length, text.length)) return model.setValue(text);
   const range = monaco.Range.fromPositions(model.getPositionAt(start), model.getPositionAt(old.length - end));
   model.applyEdits([{ range, text: text.slice(start, text.length - end) }]);
+}
+
+/** A pane's text as sent: `splice` applied to `base`. */
+export interface Splice {
+  readonly base: string;
+  readonly splice: TextSplice;
 }
 
 /** First index whose segment starts after `offset`. */
@@ -65,8 +71,11 @@ export class Pane {
     editor.onDidLayoutChange(() => this.scheduleVisible());
   }
 
-  /** Loads a pane's text (once per step) and its step-wide decorations. */
-  show(pane: PaneText, boundaryLabel: string): void {
+  /**
+   * Loads a pane's text (once per step) and its step-wide decorations. A text sent as a splice of the
+   * one this pane shows is one edit of the model where the windows differ (an append step: its tail).
+   */
+  show(pane: PaneText, boundaryLabel: string, sent?: Splice): void {
     const previous = this.pane?.text;
     this.pairSegments = pane.segments.filter((s) => s.callId !== undefined);
     this.byCall = new Map();
@@ -75,7 +84,8 @@ export class Pane {
       list.push(s);
       this.byCall.set(s.callId!, list);
     }
-    replaceText(this.model, previous ?? this.model.getValue(), pane.text);
+    if (sent && previous === sent.base) this.model.applyEdits([{ range: this.range(sent.splice.start, sent.splice.end), text: sent.splice.text }]);
+    else replaceText(this.model, previous ?? this.model.getValue(), pane.text);
     this.pane = pane;
     this.active.clear();
     this.violations.clear();

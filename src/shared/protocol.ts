@@ -6,8 +6,10 @@
  *
  * Handshake: the webview posts `ready` (with the step it restored from its
  * state, if any); the host answers with a full `transcript` view. Afterwards the host
- * sends `transcript` when the report or the transcript changes and `step` when
- * only the selected step changes.
+ * sends `transcript` when the report or the transcript changes and, when only
+ * the selected step changes, `stepEdit` (the two pane texts as edits of the
+ * step the webview shows: an append step sends its new tail, not both
+ * windows) or `step` (both texts whole, when the webview shows no step).
  *
  * Texts shown in the diff are the engine's rendered bytes with a line break
  * inserted before every tool, message and block (display only); every offset in
@@ -116,6 +118,67 @@ export interface StepDetail {
   readonly unavailable?: string;
 }
 
+/** Part of a pane's text replaced: `[start, end)` of the text it showed becomes `text`. */
+export interface TextSplice {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+/**
+ * A pane's segments as kept from the same pane of the step shown before: its first `keepHead` as they
+ * were, its last `keepTail` moved by the change in text length and message count, `insert` between.
+ */
+export interface SegmentSplice {
+  readonly keepHead: number;
+  readonly keepTail: number;
+  readonly insert: readonly PaneSegment[];
+}
+
+/** One pane of a step sent as splices of the same pane of the step shown before. */
+export type PaneSplice = Omit<PaneText, 'text' | 'segments'> & {
+  readonly splice: TextSplice;
+  /** The text's length once spliced. */
+  readonly length: number;
+  readonly segments: SegmentSplice;
+};
+
+/** A step's detail whose two pane texts are splices of the step shown before (`StepEdit.from`). */
+export type StepDetailSplices = Omit<StepDetail, 'before' | 'after'> & { readonly before: PaneSplice; readonly after: PaneSplice };
+
+/** The `stepEdit` message: step `selected`, its texts given against step `from`'s. */
+export interface StepEdit {
+  readonly type: 'stepEdit';
+  readonly selected: number;
+  readonly from: number;
+  readonly detail: StepDetailSplices;
+}
+
+/** A segment of the tail of a pane moved by `offset` characters and `messages` messages. */
+export function movedSegment(s: PaneSegment, offset: number, messages: number): PaneSegment {
+  return { ...s, start: s.start + offset, end: s.end + offset, message: s.message + messages };
+}
+
+function splicePane(base: PaneText, pane: PaneSplice): PaneText | undefined {
+  const { splice, length, segments, ...rest } = pane;
+  if (splice.end > base.text.length || splice.start > splice.end) return undefined;
+  if (segments.keepHead + segments.keepTail > base.segments.length) return undefined;
+  const text = base.text.slice(0, splice.start) + splice.text + base.text.slice(splice.end);
+  if (text.length !== length) return undefined;
+  const offset = length - base.text.length;
+  const messages = pane.messageCount - base.messageCount;
+  const tail = base.segments.slice(base.segments.length - segments.keepTail).map((s) => movedSegment(s, offset, messages));
+  return { ...rest, text, segments: [...base.segments.slice(0, segments.keepHead), ...segments.insert, ...tail] };
+}
+
+/** The full detail of a `stepEdit`, from the detail of the step it was computed against; undefined when `base` is not that step's. */
+export function applyStepEdit(base: StepDetail | undefined, message: StepEdit): StepDetail | undefined {
+  if (!base || base.step.index !== message.from) return undefined;
+  const before = splicePane(base.before, message.detail.before);
+  const after = splicePane(base.after, message.detail.after);
+  return before && after ? { ...message.detail, before, after } : undefined;
+}
+
 export interface TranscriptView {
   readonly protocol: typeof PROTOCOL_VERSION;
   /** The transcript's path, for the title. */
@@ -138,6 +201,7 @@ export interface TranscriptView {
 export type HostMessage =
   | { readonly type: 'transcript'; readonly view: TranscriptView }
   | { readonly type: 'step'; readonly selected: number; readonly detail: StepDetail }
+  | StepEdit
   | { readonly type: 'empty'; readonly reason: string }
   | { readonly type: 'fixResult'; readonly step: number; readonly applied: boolean; readonly message: string };
 
@@ -205,9 +269,17 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
 const HOST_MESSAGE_FIELDS: { readonly [T in HostMessage['type']]: (message: Record<string, unknown>) => boolean } = {
   transcript: (m) => isRecord(m.view),
   step: (m) => isCount(m.selected) && isRecord(m.detail),
+  stepEdit: (m) => isCount(m.selected) && isCount(m.from) && isRecord(m.detail) && isPaneSplice(m.detail.before) && isPaneSplice(m.detail.after),
   empty: (m) => isText(m.reason),
   fixResult: (m) => isCount(m.step) && typeof m.applied === 'boolean' && isText(m.message),
 };
+
+function isPaneSplice(value: unknown): boolean {
+  if (!isRecord(value) || !isCount(value.length) || !isCount(value.messageCount) || !isRecord(value.splice) || !isRecord(value.segments)) return false;
+  const { start, end, text } = value.splice;
+  const { keepHead, keepTail, insert } = value.segments;
+  return isCount(start) && isCount(end) && start <= end && isText(text) && isCount(keepHead) && isCount(keepTail) && Array.isArray(insert);
+}
 
 /** Validates a message from the host; the webview ignores anything else. */
 export function isHostMessage(value: unknown): value is HostMessage {

@@ -13,8 +13,8 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Report } from '../../src/core/results';
 import { renderWindow } from '../../src/core/render';
 import { INSPECTOR_PAGE, SESSION_PAGE, makeNonce, webviewHtml } from '../../src/extension/webview-html';
-import { transcriptView, type InspectorEngine, stepDetail } from '../../src/extension/inspector/views';
-import type { StepDetail } from '../../src/shared/protocol';
+import { transcriptView, type InspectorEngine, type RenderedStep, renderStep, stepEdit } from '../../src/extension/inspector/views';
+import type { StepDetail, StepEdit } from '../../src/shared/protocol';
 import type { Fixture } from './stub';
 import { type ThemeName, THEMES } from './themes';
 import { CHROMIUM } from '../../scripts/vscode/codeServer';
@@ -109,7 +109,10 @@ export async function startHarness(): Promise<Harness> {
 
 export const ENGINE: InspectorEngine = { renderWindow: (window) => renderWindow(window) };
 
-/** The stub's data: the transcript view and every step's detail, built by the real view builder. */
+/**
+ * The stub's data, built by the real view builder: the transcript view, every step's detail, and
+ * each step as the host sends it from a neighbouring step (`[` / `]`): splices of that step's texts.
+ */
 export function fixtureOf(
   report: Report,
   theme: ThemeName = 'light',
@@ -118,10 +121,20 @@ export function fixtureOf(
   sourceText = 'source',
 ): Fixture {
   const details: Record<number, StepDetail> = {};
-  for (const step of report.steps) details[step.index] = stepDetail(report, step.index, engine, sourceText)!;
+  const edits: Record<string, StepEdit> = {};
+  let previous: RenderedStep | undefined;
+  for (const step of report.steps) {
+    const rendered = renderStep(report, step.index, engine, sourceText)!;
+    details[step.index] = rendered.detail;
+    const forward = previous && stepEdit(previous, rendered);
+    const back = previous && stepEdit(rendered, previous);
+    if (forward) edits[`${forward.from}>${forward.selected}`] = forward;
+    if (back) edits[`${back.from}>${back.selected}`] = back;
+    previous = rendered;
+  }
   // The stub adds the selected step's detail when it answers `ready`.
   const { detail: _detail, ...view } = transcriptView(report, selected, engine, sourceText);
-  return { view, details, theme: THEMES[theme] };
+  return { view, details, edits, theme: THEMES[theme] };
 }
 
 export interface Opened {

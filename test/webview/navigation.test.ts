@@ -98,3 +98,25 @@ test('Follow keeps a growing file\'s newest step in view; off, the selection sta
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+test('[ and ] arrive as splices of the step shown; a splice of another step is asked for again whole', async () => {
+  const fixture = fixtureOf(incidentReport());
+  const { page, errors } = await openInspector(harness, fixture);
+  const violations = await page.evaluate(() => document.body.dataset.violations);
+  for (const [key, step] of [[']', 2], [']', 3], [']', 4], ['[', 3], ['[', 2], ['[', 1]] as const) {
+    await page.keyboard.press(key);
+    await waitReady(page, step);
+  }
+  const sent = await page.evaluate(() => (window as unknown as { __sent: string[] }).__sent);
+  assert.deepEqual(sent, ['transcript', ...Array(6).fill('stepEdit')]);
+  // Back at step 1 through six splices: the same diff as when it opened whole.
+  assert.equal(await page.evaluate(() => document.body.dataset.violations), violations);
+  assert.match((await page.locator('.editor.original .pl-boundary').textContent()) ?? '', /generation boundary after message 5/);
+  // A splice computed against step 3 while step 1 is shown: not applied; the webview asks for the view again.
+  await page.evaluate((edit) => window.dispatchEvent(new MessageEvent('message', { data: edit })), fixture.edits['3>4']!);
+  await waitReady(page, 4);
+  const posted = await page.evaluate(() => (window as unknown as { __posted: { type: string; restoredStep?: number }[] }).__posted.at(-1));
+  assert.deepEqual(posted, { type: 'ready', protocol: 1, restoredStep: 4 });
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

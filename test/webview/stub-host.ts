@@ -14,9 +14,10 @@ export function applyTheme(theme: StubTheme): void {
   document.body.classList.add(theme.bodyClass);
 }
 
-/** Delivers a host message to the page on a later task. */
+/** Delivers a host message to the page on a later task, as a copy (a webview receives a structured clone). */
 export function sendLater(message: unknown): void {
-  setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: message })), 0);
+  const copy = structuredClone(message);
+  setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: copy })), 0);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   parseWebviewMessage,
   type TranscriptView,
   type StepDetail,
+  type StepEdit,
   type WebviewMessage,
 } from '../../src/shared/protocol';
 import { applyTheme, hostReceiver, sendLater, type StubTheme } from './stub-host';
@@ -19,21 +20,33 @@ import { applyTheme, hostReceiver, sendLater, type StubTheme } from './stub-host
 export interface Fixture {
   readonly view: TranscriptView | undefined;
   readonly details: Record<number, StepDetail>;
+  /** `from>to`: step `to` as splices of step `from`'s texts, for neighbouring steps. */
+  readonly edits: Record<string, StepEdit>;
   readonly theme: StubTheme;
 }
 
 interface TestWindow {
   __fixture: Fixture;
   __posted: WebviewMessage[];
+  /** The type of each message the stub host sent. */
+  __sent: HostMessage['type'][];
   acquireVsCodeApi(): unknown;
 }
 
 const page = window as unknown as TestWindow;
 const fixture = page.__fixture;
 page.__posted = [];
+page.__sent = [];
 applyTheme(fixture.theme);
 
-const send = (message: HostMessage): void => sendLater(message);
+/** The step the stub last sent (as the host tracks what its webview shows). */
+let shown: number | undefined;
+const send = (message: HostMessage): void => {
+  if (message.type === 'transcript') shown = message.view.selected;
+  if (message.type === 'step' || message.type === 'stepEdit') shown = message.selected;
+  page.__sent.push(message.type);
+  sendLater(message);
+};
 
 function answer(message: WebviewMessage): void {
   const view = fixture.view;
@@ -45,8 +58,10 @@ function answer(message: WebviewMessage): void {
       return send({ type: 'transcript', view: { ...view, ...(step ? { selected: step } : {}), ...(detail ? { detail } : {}) } });
     }
     case 'selectStep': {
+      const edit = fixture.edits[`${shown}>${message.step}`];
       const detail = fixture.details[message.step];
-      if (detail) send({ type: 'step', selected: message.step, detail });
+      if (edit) send(edit);
+      else if (detail) send({ type: 'step', selected: message.step, detail });
       return;
     }
     case 'reveal':

@@ -18,7 +18,7 @@ import {
 import { APPLY_FIX_COMMAND, type FixOutcome } from '../fixes';
 import type { Session, Sessions } from '../sessions';
 import { INSPECTOR_PAGE, makeNonce, webviewHtml } from '../webview-html';
-import { transcriptView, chooseStep, type InspectorEngine, stepDetail } from './views';
+import { transcriptView, chooseStep, type InspectorEngine, type RenderedStep, renderStep, stepEdit } from './views';
 import { planFix, renderWindow, type Report } from '../engine';
 
 export const OPEN_INSPECTOR_COMMAND = 'prefixLens.openInspector';
@@ -73,17 +73,25 @@ function activeTabUri(): vscode.Uri | undefined {
   return undefined;
 }
 
+interface Shown {
+  readonly report: Report | undefined;
+  readonly step: number | undefined;
+  readonly ready: boolean;
+  readonly rendered?: RenderedStep;
+}
+
+const NOTHING_SHOWN: Shown = { report: undefined, step: undefined, ready: false };
+
 class InspectorHost implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private session: Session | undefined;
   private readonly panelSubscriptions: vscode.Disposable[] = [];
   private sessionSubscription: vscode.Disposable | undefined;
-  /** What the webview last received, to send a step change instead of the whole transcript view. */
-  private shown: { report: Report | undefined; step: number | undefined; ready: boolean } = {
-    report: undefined,
-    step: undefined,
-    ready: false,
-  };
+  /**
+   * What the webview last received, to send a step change instead of the whole transcript view, and
+   * the step's texts as splices of the shown step's (`rendered`) instead of whole.
+   */
+  private shown: Shown = NOTHING_SHOWN;
 
   /** The comparison shown instead of a session, and its selected step. */
   private comparison: Comparison | undefined;
@@ -134,7 +142,7 @@ class InspectorHost implements vscode.Disposable {
   private adopt(panel: vscode.WebviewPanel): void {
     this.disposePanel();
     this.panel = panel;
-    this.shown = { report: undefined, step: undefined, ready: false };
+    this.shown = NOTHING_SHOWN;
     const webview = panel.webview;
     const root = webviewRoot(this.context);
     webview.html = webviewHtml(INSPECTOR_PAGE, {
@@ -150,7 +158,7 @@ class InspectorHost implements vscode.Disposable {
       panel.onDidDispose(() => this.disposePanel()),
       panel.onDidChangeViewState(() => {
         // A hidden webview is torn down (no retained context); it posts `ready` again when shown.
-        if (!panel.visible) this.shown = { report: undefined, step: undefined, ready: false };
+        if (!panel.visible) this.shown = NOTHING_SHOWN;
       }),
     );
   }
@@ -190,7 +198,7 @@ class InspectorHost implements vscode.Disposable {
     const comparison = this.comparison;
     this.comparison = undefined;
     this.comparisonStep = undefined;
-    this.shown = { ...this.shown, report: undefined };
+    this.shown = { ...this.shown, report: undefined, rendered: undefined };
     comparison?.onClose();
   }
 
@@ -207,7 +215,7 @@ class InspectorHost implements vscode.Disposable {
     const session = this.session;
     switch (message.type) {
       case 'ready':
-        this.shown = { report: undefined, step: undefined, ready: true };
+        this.shown = { ...NOTHING_SHOWN, ready: true };
         if (message.protocol !== PROTOCOL_VERSION) {
           this.post({ type: 'empty', reason: 'The inspector was updated: close and reopen the panel.' });
           return;
@@ -251,31 +259,36 @@ class InspectorHost implements vscode.Disposable {
       this.showEmpty(session ? 'Checking the transcript…' : this.unreadable ?? 'Open a transcript (.jsonl / .json / .eval) to inspect its rewrites.');
       return;
     }
-    const step = chooseStep(report, session.selectedStep);
-    const sourceText = () => session.document.getText();
-    if (report !== this.shown.report) {
-      this.post({ type: 'transcript', view: transcriptView(report, step, ENGINE, sourceText()) });
-    } else if (step !== this.shown.step && step !== undefined) {
-      const detail = stepDetail(report, step, ENGINE, sourceText());
-      if (detail) this.post({ type: 'step', selected: step, detail });
-    }
-    this.shown = { report, step, ready: true };
+    this.pushReport(report, chooseStep(report, session.selectedStep), () => session.document.getText());
   }
 
   /** A comparison's steps, its snapshot step selected; no fix (neither file is edited). */
   private pushComparison(comparison: Comparison): void {
-    const report = comparison.report;
-    const step = this.comparisonSelected(report);
-    if (report !== this.shown.report) this.post({ type: 'transcript', view: transcriptView(report, step, ENGINE) });
-    else if (step !== this.shown.step && step !== undefined) {
-      const detail = stepDetail(report, step, ENGINE);
-      if (detail) this.post({ type: 'step', selected: step, detail });
+    this.pushReport(comparison.report, this.comparisonSelected(comparison.report), () => undefined);
+  }
+
+  /**
+   * A new report goes whole (the transcript view); a new step of the report shown as splices of the
+   * step shown (only what differs between their windows), or whole when no step is shown.
+   */
+  private pushReport(report: Report, step: number | undefined, sourceText: () => string | undefined): void {
+    const shown = this.shown;
+    const render = () => (step === undefined ? undefined : renderStep(report, step, ENGINE, sourceText()));
+    let rendered = shown.rendered;
+    if (report !== shown.report) {
+      rendered = render();
+      this.post({ type: 'transcript', view: transcriptView(report, step, ENGINE, sourceText(), rendered) });
+    } else if (step !== shown.step && step !== undefined) {
+      rendered = render();
+      const edit = rendered && shown.rendered && stepEdit(shown.rendered, rendered);
+      if (edit) this.post(edit);
+      else if (rendered) this.post({ type: 'step', selected: step, detail: rendered.detail });
     }
-    this.shown = { report, step, ready: true };
+    this.shown = { report, step, ready: true, ...(rendered ? { rendered } : {}) };
   }
 
   private showEmpty(reason: string): void {
-    this.shown = { report: undefined, step: undefined, ready: true };
+    this.shown = { ...NOTHING_SHOWN, ready: true };
     this.post({ type: 'empty', reason });
   }
 

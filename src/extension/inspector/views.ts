@@ -11,13 +11,17 @@ import type {
   FindingView,
   FixPreview,
   PaneSegment,
+  PaneSplice,
   PaneText,
+  SegmentSplice,
+  StepEdit,
+  TextSplice,
   TranscriptView,
   StepDetail,
   StepSummary,
 } from '../../shared/protocol';
-import { PROTOCOL_VERSION } from '../../shared/protocol';
-import { type ContextWindow, type Finding, type FixPlan, LineIndex, pairKey, pairStates, type PairState, type RenderedWindow, type Report, type Rewrite, shownThread, type StepReport } from '../engine';
+import { movedSegment, PROTOCOL_VERSION } from '../../shared/protocol';
+import { alignMessages, type ContextWindow, type Finding, type FixPlan, LineIndex, pairKey, pairStates, type PairState, type RenderedWindow, type Report, type Rewrite, SAME, shownThread, type StepReport } from '../engine';
 import { partitionPoint } from '../../shared/search';
 
 /** The engine functions the views need (from `src/core`). */
@@ -76,14 +80,16 @@ function pairLabel(state: PairState, id: string): string | undefined {
   return undefined;
 }
 
-/** Assigns palette colours to call ids in order of first appearance, shared by both sides. */
+/**
+ * Assigns palette colours to call ids, shared by both sides: a hash of the id (FNV-1a), so a pair
+ * keeps its colour from step to step (and a step's panes are sent as splices of the previous step's).
+ */
 export class PairColours {
-  private readonly colours = new Map<string, number>();
   constructor(private readonly size = 8) {}
   of(id: string): number {
-    let colour = this.colours.get(id);
-    if (colour === undefined) this.colours.set(id, (colour = this.colours.size % this.size));
-    return colour;
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+    return (hash >>> 0) % this.size;
   }
 }
 
@@ -97,12 +103,67 @@ export function paneText(
   return renderPane(window, engine, colours, boundaryTokens).pane;
 }
 
+/**
+ * Where a pane's tools and messages lie in its display text, kept by the host for the step it
+ * showed last: the next step's panes are sent as splices of it (`paneSplice`).
+ */
+export interface PaneLayout {
+  readonly text: string;
+  readonly tools: readonly string[];
+  readonly messages: readonly string[];
+  /** Display offsets of each message's first character and just past its last. */
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+}
+
+function paneLayout(rendered: RenderedWindow, display: DisplayText): PaneLayout {
+  const tools: string[] = [];
+  const messages: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const s of rendered.segments) {
+    if (s.kind === 'tool') tools.push(rendered.text.slice(s.start, s.end));
+    if (s.kind !== 'message') continue;
+    messages.push(rendered.text.slice(s.start, s.end));
+    starts.push(displayStart(display, s.start));
+    ends.push(displayEnd(display, s.end));
+  }
+  return { text: display.text, tools, messages, starts, ends };
+}
+
+/** How many messages the two layouts start and end with alike, by the engine's alignment of their messages. */
+function commonMessages(shown: PaneLayout, next: PaneLayout): { head: number; tail: number } {
+  const alignment = alignMessages(shown.messages, next.messages);
+  const same = (i: number, j: number) => alignment.afterOrigin[i] === j && alignment.afterKind[i] === SAME;
+  const sameTools = shown.tools.length === next.tools.length && shown.tools.every((t, i) => t === next.tools[i]);
+  let head = 0;
+  if (sameTools) while (head < next.messages.length && same(head, head)) head++;
+  const most = Math.min(shown.messages.length, next.messages.length) - head;
+  let tail = 0;
+  while (tail < most && same(next.messages.length - 1 - tail, shown.messages.length - 1 - tail)) tail++;
+  return { head, tail };
+}
+
+/**
+ * The splice turning pane text `shown` into `next`: the messages both start and end with are kept
+ * (an append step keeps all of the shown window and adds its tail), the rest is sent.
+ */
+export function paneSplice(shown: PaneLayout, next: PaneLayout): TextSplice {
+  const { head, tail } = commonMessages(shown, next);
+  const start = head === 0 ? 0 : shown.ends[head - 1]!;
+  const shownEnd = tail === 0 ? shown.text.length : shown.starts[shown.messages.length - tail]!;
+  const nextEnd = tail === 0 ? next.text.length : next.starts[next.messages.length - tail]!;
+  const aligned = (head === 0 || next.ends[head - 1] === start) && shown.text.length - shownEnd === next.text.length - nextEnd;
+  if (!aligned || start > shownEnd || start > nextEnd) return { start: 0, end: shown.text.length, text: next.text };
+  return { start, end: shownEnd, text: next.text.slice(start, nextEnd) };
+}
+
 function renderPane(
   window: ContextWindow,
   engine: InspectorEngine,
   colours: PairColours,
   boundaryTokens?: number,
-): { pane: PaneText; display: DisplayText } {
+): { pane: PaneText; display: DisplayText; layout: PaneLayout } {
   const rendered = engine.renderWindow(window);
   const display = displayText(rendered);
   const states = pairStates(window);
@@ -133,7 +194,7 @@ function renderPane(
     messageCount: window.messages.length,
     segments,
   };
-  return { pane, display };
+  return { pane, display, layout: paneLayout(rendered, display) };
 }
 
 export function findingView(f: Finding, lines: LineIndex): FindingView {
@@ -185,33 +246,88 @@ function fixPreview(
   };
 }
 
-/** The current step's diff, banner and findings. */
-export function stepDetail(
-  report: Report,
-  index: number,
-  engine: InspectorEngine,
-  sourceText?: string,
-): StepDetail | undefined {
+/** A step's detail and, when it has a rewrite, the layouts of its two panes (for the next step's splices). */
+export interface RenderedStep {
+  readonly detail: StepDetail;
+  readonly layouts?: { readonly before: PaneLayout; readonly after: PaneLayout };
+}
+
+/** The current step's diff, banner and findings, with its panes' layouts. */
+export function renderStep(report: Report, index: number, engine: InspectorEngine, sourceText?: string): RenderedStep | undefined {
   const step = report.steps.find((s) => s.index === index);
   if (!step) return undefined;
   const findings = report.findings.filter((f) => f.step === index).map((f) => findingView(f, LineIndex.fromStarts(report.lineStarts)));
   const empty: PaneText = { text: '', boundaryOffset: 0, boundaryMessages: 0, messageCount: 0, segments: [] };
   if (!step.rewrite) {
     const unavailable = 'The report kept no rewrite for this step (checked without keepRewrites).';
-    return { step: stepSummary(step, report.steps), before: empty, after: empty, findings, unavailable };
+    return { detail: { step: stepSummary(step, report.steps), before: empty, after: empty, findings, unavailable } };
   }
   const colours = new PairColours();
-  const { pane: before, display } = renderPane(step.rewrite.before, engine, colours, step.boundary.tokens);
-  const after = paneText(step.rewrite.after, engine, colours);
+  const before = renderPane(step.rewrite.before, engine, colours, step.boundary.tokens);
+  const after = renderPane(step.rewrite.after, engine, colours);
   const fix = fixPreview(step, engine, colours, sourceText);
   const breakOffset = step.cacheImpact.breakOffset;
-  return {
+  const detail: StepDetail = {
     step: stepSummary(step, report.steps),
-    before,
-    after,
-    ...(breakOffset === undefined ? {} : { breakOffset: displayStart(display, breakOffset) }),
+    before: before.pane,
+    after: after.pane,
+    ...(breakOffset === undefined ? {} : { breakOffset: displayStart(before.display, breakOffset) }),
     findings,
     ...(fix ? { fix } : {}),
+  };
+  return { detail, layouts: { before: before.layout, after: after.layout } };
+}
+
+/** The current step's diff, banner and findings. */
+export function stepDetail(report: Report, index: number, engine: InspectorEngine, sourceText?: string): StepDetail | undefined {
+  return renderStep(report, index, engine, sourceText)?.detail;
+}
+
+const sameSegment = (a: PaneSegment | undefined, b: PaneSegment | undefined) =>
+  a !== undefined &&
+  b !== undefined &&
+  a.start === b.start &&
+  a.end === b.end &&
+  a.message === b.message &&
+  a.callId === b.callId &&
+  a.role === b.role &&
+  a.colour === b.colour &&
+  a.state === b.state &&
+  a.label === b.label;
+
+/** `next`'s segments as the ones `shown` starts and ends with (the ends moved) and the rest. */
+export function segmentSplice(shown: PaneText, next: PaneText): SegmentSplice {
+  const before = shown.segments;
+  const after = next.segments;
+  const most = Math.min(before.length, after.length);
+  let keepHead = 0;
+  while (keepHead < most && sameSegment(before[keepHead], after[keepHead])) keepHead++;
+  const offset = next.text.length - shown.text.length;
+  const messages = next.messageCount - shown.messageCount;
+  let keepTail = 0;
+  const moved = (i: number) => movedSegment(before[before.length - 1 - i]!, offset, messages);
+  while (keepTail < most - keepHead && sameSegment(moved(keepTail), after[after.length - 1 - keepTail])) keepTail++;
+  return { keepHead, keepTail, insert: after.slice(keepHead, after.length - keepTail) };
+}
+
+function paneSplices(shownPane: PaneText, pane: PaneText, shown: PaneLayout, next: PaneLayout): PaneSplice {
+  const { text, segments: _segments, ...rest } = pane;
+  return { ...rest, splice: paneSplice(shown, next), length: text.length, segments: segmentSplice(shownPane, pane) };
+}
+
+/** Step `to` as splices of step `from`'s pane texts; undefined when either has no rewrite (then it is sent whole). */
+export function stepEdit(from: RenderedStep, to: RenderedStep): StepEdit | undefined {
+  if (!from.layouts || !to.layouts) return undefined;
+  const { before, after, ...rest } = to.detail;
+  return {
+    type: 'stepEdit',
+    selected: to.detail.step.index,
+    from: from.detail.step.index,
+    detail: {
+      ...rest,
+      before: paneSplices(from.detail.before, before, from.layouts.before, to.layouts.before),
+      after: paneSplices(from.detail.after, after, from.layouts.after, to.layouts.after),
+    },
   };
 }
 
@@ -227,11 +343,12 @@ export function transcriptView(
   selected: number | undefined,
   engine: InspectorEngine,
   sourceText?: string,
+  rendered?: RenderedStep,
 ): TranscriptView {
   const windowLevel = report.findings.filter((f) => f.step === undefined);
   const lines = LineIndex.fromStarts(report.lineStarts);
   const index = chooseStep(report, selected);
-  const detail = index === undefined ? undefined : stepDetail(report, index, engine, sourceText);
+  const detail = index === undefined ? undefined : rendered?.detail.step.index === index ? rendered.detail : stepDetail(report, index, engine, sourceText);
   return {
     protocol: PROTOCOL_VERSION,
     file: report.file,
