@@ -4,7 +4,7 @@
  * ONE user message), and `tool_result` blocks must open that user message,
  * before any text or other block.
  */
-import type { ContextWindow, ToolPair } from '../../model';
+import type { ContextWindow, ToolPair, ToolResult } from '../../model';
 import { idText } from '../common';
 import { judgePairs, messageLabel, misplacement, type Misplacement } from './common';
 
@@ -24,19 +24,25 @@ export function anthropicPositions(window: ContextWindow, pairs: Map<string, Too
   return [...wrongMessage, ...resultsAfterOtherBlocks(window, pairs, flagged)];
 }
 
-/** Results that follow text (or any other block) in their message. */
+/**
+ * Results that follow text (or any other block) in their message, in window
+ * order: the results of the pairs given (a window's, or those an appended
+ * tail touches), not a walk of every message.
+ */
 function resultsAfterOtherBlocks(window: ContextWindow, pairs: Map<string, ToolPair>, flagged: Set<string | undefined>): Misplacement[] {
-  const findings: Misplacement[] = [];
-  window.messages.forEach((message, m) => {
-    const firstOther = message.blocks.findIndex((b) => b.kind !== 'tool_result');
-    if (firstOther === -1) return;
-    message.blocks.forEach((block, b) => {
-      if (block.kind !== 'tool_result' || b < firstOther || flagged.has(block.callId)) return;
-      const pair = pairs.get(block.callId);
-      if (!pair?.call) return; // an orphan is tool-result-orphaned's business
-      const text = `Tool result ${idText(block.callId)} follows other content in ${messageLabel(window, m, 'messages')}: Anthropic requires tool_result blocks to open the user message, before any text`;
-      findings.push(misplacement(window, pair, { message: m, block: b, value: block }, text));
-    });
+  const found: { readonly m: number; readonly b: number; readonly pair: ToolPair & { call: object } }[] = [];
+  for (const pair of pairs.values()) {
+    // An orphan is tool-result-orphaned's business; a result with no id is paired with nothing.
+    if (!pair.call || pair.id === '' || flagged.has(pair.id)) continue;
+    for (const { message: m, block: b } of pair.results) {
+      const firstOther = (window.messages[m]?.blocks ?? []).findIndex((x) => x.kind !== 'tool_result');
+      if (firstOther !== -1 && firstOther < b) found.push({ m, b, pair: pair as ToolPair & { call: object } });
+    }
+  }
+  found.sort((x, y) => x.m - y.m || x.b - y.b);
+  return found.map(({ m, b, pair }) => {
+    const block = window.messages[m]?.blocks[b] as ToolResult;
+    const text = `Tool result ${idText(block.callId)} follows other content in ${messageLabel(window, m, 'messages')}: Anthropic requires tool_result blocks to open the user message, before any text`;
+    return misplacement(window, pair, { message: m, block: b, value: block }, text);
   });
-  return findings;
 }
