@@ -23,12 +23,15 @@
  * The stub host sends `]` / `[` as the panel's host does: a `stepEdit`, the
  * step's texts as splices of the step shown (views.ts `stepEdit`), structured-cloned.
  *
- * Run alone with `node --import tsx bench/webview.ts` (after `node esbuild.js`),
- * or call `benchWebview()` from bench/run.ts.
+ * It measures the shipped bundle: it builds the bundles as `npm run package`
+ * does (`node esbuild.js --production`, minified) before it starts.
+ * Run alone with `node --import tsx bench/webview.ts`, or call `benchWebview()`
+ * from bench/run.ts.
  */
+import { execFileSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { emptyReport, largeReport } from '../test/fixtures/inspector/reports';
-import { fixtureOf, type Harness, startHarness, waitReady } from '../test/webview/harness';
+import { fixtureOf, type Harness, ROOT, startHarness, waitReady } from '../test/webview/harness';
 import type { Fixture } from '../test/webview/stub';
 import { addResult, type BenchResult, formatTable, removeResults, result } from './results';
 
@@ -86,7 +89,13 @@ async function plainLoad(harness: Harness, fixture: Fixture): Promise<number> {
 
 const best = (values: number[]) => Math.min(...values);
 
+/** The bundles as they ship (minified), in dist/ where the harness serves them from. */
+function buildShipped(): void {
+  execFileSync(process.execPath, ['esbuild.js', '--production'], { cwd: ROOT, stdio: 'inherit' });
+}
+
 export async function benchWebview(): Promise<BenchResult[]> {
+  buildShipped();
   const harness = await startHarness();
   try {
     const empty = fixtureOf(emptyReport());
