@@ -1,9 +1,12 @@
 /**
  * `npm run bench`: the engine's performance targets (issue 2, "Performance").
  *
- * 1. A generated request log (~850 growing Anthropic requests, ~110 MB, in
- *    bench/data/): the check time against the time of JSON.parse of the same
- *    lines, and the peak live heap against the largest line.
+ * 1. Generated request logs (~100 MB each, in bench/data/) of growing
+ *    Anthropic, OpenAI Chat and OpenAI Responses requests: `prefix-lens check
+ *    --json` (the CLI, tokens counted) against streaming the file with
+ *    readline and JSON.parse of every line (bench/floor.cjs), both whole
+ *    processes: CPU time and peak RSS; the peak live heap against the
+ *    largest line.
  * 2. 10k-message windows: `guardRewrite` against the naive set-compare guard
  *    of bench/reference-guard.ts.
  *
@@ -14,19 +17,23 @@
  * 4. The inspector webview (bench/webview.ts) and the session view
  *    (bench/session-view.ts), unless `--engine-only`.
  *
+ * `--request-log-only` runs just 1.
+ *
  * Every engine measurement runs in a fresh child process (bench/measure.ts).
  * Results are merged into bench/results.json (see bench/results.ts) and printed.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_LOG, generateLog, type GenerateOptions, type GeneratedLog } from './generate';
+import { performance } from 'node:perf_hooks';
+import { DEFAULT_LOG, generateLog, type GenerateOptions, type GeneratedLog, type LogFormat } from './generate';
 import { hostileResults } from './hostile';
 import { addResult, formatTable, readResults, removeResults, result, type BenchResult } from './results';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'bench', 'data');
 const LOG_FILE = path.join(DATA, 'anthropic-log.jsonl');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
 /** Timing runs per measurement, at most; the one with the least CPU time counts (the others only lose to noise). */
 const TIMING_RUNS = 3;
 /** No further timing run once a measurement has used this much time (keeps the bench to a few minutes). */
@@ -58,6 +65,13 @@ function fastest(mode: string, file: string): Measured {
 const FULL_LOG = { file: LOG_FILE, options: DEFAULT_LOG };
 const HALF_LOG = { file: path.join(DATA, 'anthropic-log-half.jsonl'), options: { ...DEFAULT_LOG, requests: Math.round(DEFAULT_LOG.requests / 2) } };
 
+/** The logs of each format, ~100 MB each (a Responses request repeats more bytes per turn: fewer requests). */
+const FORMAT_LOGS: readonly { readonly format: LogFormat; readonly file: string; readonly options: GenerateOptions }[] = [
+  { format: 'anthropic', ...FULL_LOG },
+  { format: 'openai-chat', file: path.join(DATA, 'openai-chat-log.jsonl'), options: { ...DEFAULT_LOG, format: 'openai-chat' } },
+  { format: 'openai-responses', file: path.join(DATA, 'openai-responses-log.jsonl'), options: { ...DEFAULT_LOG, format: 'openai-responses', requests: 700 } },
+];
+
 /** A log, regenerated only when missing or generated with other options. */
 function ensureLog(log: { file: string; options: GenerateOptions }): GeneratedLog {
   const factsFile = log.file.replace(/\.jsonl$/, '.facts.json');
@@ -78,34 +92,68 @@ function ensureLog(log: { file: string; options: GenerateOptions }): GeneratedLo
  * the same on its first half of the requests (a quarter of the bytes). About 1
  * when linear; a per-step cost growing with the history shows up above 1.
  */
-function linearityResult(full: GeneratedLog, fullCheck: Measured): BenchResult {
+function linearityResult(full: GeneratedLog): BenchResult {
   const half = ensureLog(HALF_LOG);
+  const fullCheck = fastest('check', LOG_FILE);
   const halfCheck = fastest('check', HALF_LOG.file);
   const perMb = (m: Measured, log: GeneratedLog) => (m.cpuMs as number) / (log.bytes / MB);
-  return result('request-log.check-time-per-mb-full-vs-half', perMb(fullCheck, full), 'ms/MB', perMb(halfCheck, half));
+  return result('request-log.anthropic.check-time-per-mb-full-vs-half', perMb(fullCheck, full), 'ms/MB', perMb(halfCheck, half));
 }
 
-function requestLogResults(log: GeneratedLog): BenchResult[] {
-  const read = fastest('read', LOG_FILE);
-  const parse = fastest('parse', LOG_FILE);
-  const check = fastest('check', LOG_FILE);
-  const memory = measure('memory', LOG_FILE, ['--expose-gc']);
+interface ProcessUsage {
+  readonly cpuMs: number;
+  readonly peakRss: number;
+  readonly wallMs: number;
+}
+
+/** A whole node process (`args` after `node`), stdout discarded: its CPU time and peak RSS (bench/exit-usage.cjs), wall time. */
+function processUsage(args: readonly string[]): ProcessUsage {
+  const file = path.join(DATA, `usage-${process.pid}.json`);
+  const started = performance.now();
+  execFileSync(process.execPath, ['--require', path.join(ROOT, 'bench', 'exit-usage.cjs'), ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, PL_BENCH_USAGE: file } });
+  const wallMs = performance.now() - started;
+  const usage = JSON.parse(fs.readFileSync(file, 'utf8')) as { cpuMs: number; peakRss: number };
+  fs.rmSync(file, { force: true });
+  return { ...usage, wallMs };
+}
+
+/** The least CPU time of up to TIMING_RUNS runs, and the least peak RSS (the others only lose to noise). */
+function bestOf(args: readonly string[]): ProcessUsage {
+  const runs: ProcessUsage[] = [];
+  let spent = 0;
+  for (let i = 0; i < TIMING_RUNS && spent < TIMING_BUDGET_MS; i++) {
+    const run = processUsage(args);
+    runs.push(run);
+    spent += run.wallMs;
+  }
+  const least = (key: keyof ProcessUsage) => Math.min(...runs.map((r) => r[key]));
+  return { cpuMs: least('cpuMs'), peakRss: least('peakRss'), wallMs: least('wallMs') };
+}
+
+/** One format's log: the CLI against the readline + JSON.parse floor (both whole processes), and the live heap against the largest line. */
+function formatResults(log: (typeof FORMAT_LOGS)[number]): BenchResult[] {
+  const facts = ensureLog(log);
+  const floor = bestOf([path.join(ROOT, 'bench', 'floor.cjs'), log.file]);
+  const cli = bestOf([CLI, 'check', '--json', log.file]);
+  const check = measure('check', log.file);
+  const memory = measure('memory', log.file, ['--expose-gc']);
   process.stdout.write(
-    `request log: ${log.lines} requests, ${(log.bytes / MB).toFixed(1)} MB, largest line ${(log.largestLineBytes / 1024).toFixed(0)} KiB, ` +
-      `${log.toolPairs} tool pairs; engine: format ${String(check.format)}, ${String(check.steps)} steps ${JSON.stringify(check.decisions)}, ${String(check.findings)} findings\n`,
+    `${log.format} log: ${facts.lines} requests, ${(facts.bytes / MB).toFixed(1)} MB, largest line ${(facts.largestLineBytes / 1024).toFixed(0)} KiB, ` +
+      `${facts.toolPairs} tool pairs; engine: format ${String(check.format)}, ${String(check.steps)} steps ${JSON.stringify(check.decisions)}, ${String(check.findings)} findings\n`,
   );
-  const cpu = (m: Measured) => m.cpuMs as number;
-  const wall = (m: Measured) => m.ms as number;
+  const name = `request-log.${log.format}`;
   const largestMb = (memory.largestLine as number) / MB;
   return [
-    result('request-log.size', log.bytes / MB, 'MB'),
-    result('request-log.check-time', cpu(check), 'ms', cpu(parse)),
-    result('request-log.check-time-minus-read', cpu(check) - cpu(read), 'ms', cpu(parse) - cpu(read)),
-    result('request-log.check-wall-time', wall(check), 'ms', wall(parse)),
-    linearityResult(log, check),
-    result('request-log.peak-live-heap', (memory.peakHeap as number) / MB, 'MB', largestMb),
-    result('request-log.peak-rss-growth', (memory.peakRssGrowth as number) / MB, 'MB', largestMb),
+    result(`${name}.size`, facts.bytes / MB, 'MB'),
+    result(`${name}.cli-cpu`, cli.cpuMs, 'ms', floor.cpuMs),
+    result(`${name}.cli-wall`, cli.wallMs, 'ms', floor.wallMs),
+    result(`${name}.cli-peak-rss`, cli.peakRss / MB, 'MB', floor.peakRss / MB),
+    result(`${name}.peak-live-heap`, (memory.peakHeap as number) / MB, 'MB', largestMb),
   ];
+}
+
+function requestLogResults(): BenchResult[] {
+  return [...FORMAT_LOGS.flatMap(formatResults), linearityResult(ensureLog(FULL_LOG))];
 }
 
 interface GuardTiming {
@@ -158,8 +206,14 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('live.') || e.name.startsWith('follow.')))}\n`);
     return;
   }
-  const log = ensureLog(FULL_LOG);
-  const entries = [...requestLogResults(log), ...guardResults(), ...liveResults(), ...hostileResults(process.argv.includes('--quick'))];
+  if (process.argv.includes('--request-log-only')) {
+    const entries = requestLogResults();
+    removeResults(['request-log.']);
+    addResult(entries);
+    process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('request-log.')))}\n`);
+    return;
+  }
+  const entries = [...requestLogResults(), ...guardResults(), ...liveResults(), ...hostileResults(process.argv.includes('--quick'))];
   removeResults(OWN_PREFIXES);
   addResult(entries);
   if (!process.argv.includes('--engine-only')) await inspectorResults();
