@@ -33,7 +33,7 @@ export class UnknownFormatError extends Error {
 
 export type CheckInput = TranscriptInput | { readonly file: string; readonly text: string };
 
-function toInput(input: CheckInput): TranscriptInput {
+export function toInput(input: CheckInput): TranscriptInput {
   return 'lines' in input && typeof input.lines === 'function' ? input : inputFromText(input.file, (input as { text: string }).text);
 }
 

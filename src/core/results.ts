@@ -8,6 +8,7 @@ import type { Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite, RewriteSource } from './model';
 import type { SessionSummary } from './session';
 import type { ThreadWindow } from './file-threads';
+import type { SubAgent } from './sub-agents';
 import type { SourceRange } from './text';
 
 export type TokenEncoding = 'o200k_base' | 'cl100k_base';
@@ -79,6 +80,8 @@ export interface Report {
   readonly finalWindow?: ContextWindow;
   /** When the file has more than one conversation (and `keepRewrites` was set): the last window of each (the session view shows them apart). */
   readonly threadWindows?: readonly ThreadWindow[];
+  /** A Claude Code session checked with its sub-agent files (`checkSession`): each one's own report, and the call that started it. */
+  readonly subAgents?: readonly SubAgent[];
 }
 
 /** One rendered piece of a window, mapped back to the model and the source file. */

@@ -6,8 +6,9 @@
  * runs plain Node).
  */
 import type { CheckInput, CheckOptions, Report, TokenEncoding } from '../core/index';
-import { checkAgainst, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
+import { checkAgainst, checkSession, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
 import { formatBytes, LimitError, resolveLimits, type Limits } from '../core/limits';
+export { resolveLimits };
 
 export type {
   CheckOptions,
@@ -31,6 +32,9 @@ export type {
   Message,
   SessionSummary,
   ThreadWindow,
+  ThreadInfo,
+  ThreadSummary,
+  SubAgent,
 } from '../core/index';
 export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES, toolPairs, CARRIED_FROM, renderJson, renderMessage } from '../core/index';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
@@ -39,6 +43,7 @@ export { applyEdits } from '../core/fix/edits';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';
 export { shownThread } from '../core/report/json';
+export { agentIdOfFile, OVER_COUNT, subAgentNames, tooLarge } from '../core/sub-agents';
 export { startProxy, type RunningProxy } from '../core/live/proxy';
 export type { Limits };
 
@@ -54,18 +59,28 @@ interface RequestOptions {
   readonly limits: Partial<Limits>;
 }
 
+/** A sub-agent file beside a Claude Code session, as the host read it: its text, or why it was not read. */
+export interface SubAgentFile {
+  readonly agentId: string;
+  readonly file: string;
+  readonly text?: string;
+  /** Its `agent-<id>.meta.json`, when there is one. */
+  readonly meta?: string;
+  readonly unread?: string;
+}
+
 /**
  * What one check needs: plain data, so it crosses to a worker thread
  * unchanged. `transcript`: a document on its own; `against`: `newer` judged
  * as a rewrite of `older` ("Compare with…").
  */
 export type CheckRequest =
-  | ({ readonly kind: 'transcript' } & FileText & RequestOptions)
+  | ({ readonly kind: 'transcript'; readonly subAgents?: readonly SubAgentFile[] } & FileText & RequestOptions)
   | ({ readonly kind: 'against'; readonly older: FileText; readonly newer: FileText } & RequestOptions);
 
 /** The file a request is reported under, and how much text it checks (UTF-16 units). */
 export function requestSize(request: CheckRequest): { readonly file: string; readonly length: number } {
-  if (request.kind === 'transcript') return { file: request.file, length: request.text.length };
+  if (request.kind === 'transcript') return { file: request.file, length: request.text.length + (request.subAgents ?? []).reduce((n, s) => n + (s.text?.length ?? 0), 0) };
   return { file: request.newer.file, length: request.older.text.length + request.newer.text.length };
 }
 
@@ -74,7 +89,9 @@ export function checkRequest(request: CheckRequest): Report {
   const options = checkOptions(request);
   const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
   if (request.kind === 'against') return checkAgainst(boundedText(request.older, maxFileBytes), boundedText(request.newer, maxFileBytes), options);
-  return checkTranscript(boundedText(request, maxFileBytes), options);
+  if (!request.subAgents) return checkTranscript(boundedText(request, maxFileBytes), options);
+  const sources = request.subAgents.map(({ text, ...source }) => ({ ...source, ...(text !== undefined && { input: boundedText({ file: source.file, text }, maxFileBytes) }) }));
+  return checkSession(boundedText(request, maxFileBytes), sources, options);
 }
 
 function checkOptions(request: RequestOptions): CheckOptions {

@@ -13,7 +13,7 @@ import type { PairCounts, SessionSummary } from '../core/session';
 import type { SourceRange } from '../core/text';
 import { isCount, isRecord, readRange } from './protocol';
 
-export const SESSION_PROTOCOL_VERSION = 1;
+export const SESSION_PROTOCOL_VERSION = 2;
 export const SESSION_VIEW_TYPE = 'prefixLens.session';
 
 /** A finding shown at its message (or step). */
@@ -44,11 +44,14 @@ export interface RowTool {
  * Every row but a header belongs to a conversation of the file: `thread` is its
  * id (`ThreadInfo.id`), absent for the main one. Rows of the other threads
  * follow their thread's header, nested under the row where the thread started.
+ * `file` (an index into `SessionView.files`) marks the rows of a sub-agent's own
+ * file: their ranges, steps and findings are in that file, absent for the session's.
  */
 export type TimelineRow =
   | {
       readonly kind: 'message';
       readonly thread?: number;
+      readonly file?: number;
       readonly role: Role;
       /** The message's text blocks, joined (capped; `size` is the full length). */
       readonly text: string;
@@ -67,6 +70,7 @@ export type TimelineRow =
   | {
       readonly kind: 'step';
       readonly thread?: number;
+      readonly file?: number;
       readonly index: number;
       readonly decision: Decision;
       readonly source: string;
@@ -80,6 +84,7 @@ export type TimelineRow =
       /** The header of a conversation besides the main one (a sub-agent, a request log's thread). */
       readonly kind: 'thread';
       readonly thread: number;
+      readonly file?: number;
       readonly threadKind: 'main' | 'thread' | 'side-chain';
       readonly label: string;
       readonly messages: number;
@@ -89,6 +94,10 @@ export type TimelineRow =
       readonly parentRow?: number;
       readonly findings: readonly RowFinding[];
       readonly range?: SourceRange;
+      /** A sub-agent file that could not be read, and why (its conversation is not shown, nor checked). */
+      readonly unread?: string;
+      /** Errors and warnings in a sub-agent's file. */
+      readonly problems?: number;
     };
 
 /** A conversation of the file, for the one-thread filter. */
@@ -110,26 +119,32 @@ export interface SessionView {
   readonly threads: readonly ViewThread[];
   /** The file can be shown as text (reveal) and inspected (steps); false for a zip (`.eval`). */
   readonly textual: boolean;
+  /** The sub-agent files read with a Claude Code session (`<session-id>/subagents/agent-<id>.jsonl`), by row `file` index. */
+  readonly files: readonly string[];
 }
 
 export type SessionHostMessage = { readonly type: 'session'; readonly view: SessionView } | { readonly type: 'empty'; readonly reason: string };
 
 export type SessionWebviewMessage =
   | { readonly type: 'ready'; readonly protocol: number }
-  | { readonly type: 'openStep'; readonly step: number }
-  | { readonly type: 'reveal'; readonly range: SourceRange };
+  | { readonly type: 'openStep'; readonly step: number; readonly file?: number }
+  | { readonly type: 'reveal'; readonly range: SourceRange; readonly file?: number };
 
 type MessageOf<T extends SessionWebviewMessage['type']> = Extract<SessionWebviewMessage, { readonly type: T }>;
 
 /** How each session webview message type is read from untrusted data (the inspector's table, protocol.ts). */
 const SESSION_MESSAGE_READERS: { readonly [T in SessionWebviewMessage['type']]: (message: Record<string, unknown>) => MessageOf<T> | undefined } = {
   ready: (m) => (typeof m.protocol === 'number' ? { type: 'ready', protocol: m.protocol } : undefined),
-  openStep: (m) => (isCount(m.step) && m.step > 0 ? { type: 'openStep', step: m.step } : undefined),
+  openStep: (m) => (isCount(m.step) && m.step > 0 && fileOk(m) ? { type: 'openStep', step: m.step, ...fileOf(m) } : undefined),
   reveal: (m) => {
     const range = readRange(m.range);
-    return range && { type: 'reveal', range };
+    return range && fileOk(m) ? { type: 'reveal', range, ...fileOf(m) } : undefined;
   },
 };
+
+/** A message's `file` is absent (the session's own file) or a sub-agent file's index. */
+const fileOk = (m: Record<string, unknown>) => m.file === undefined || isCount(m.file);
+const fileOf = (m: Record<string, unknown>): { readonly file?: number } => (isCount(m.file) ? { file: m.file } : {});
 
 /** Validates a message from the session webview (untrusted) before the host acts on it. */
 export function parseSessionWebviewMessage(value: unknown): SessionWebviewMessage | undefined {

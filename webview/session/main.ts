@@ -6,7 +6,7 @@
  */
 import './session.css';
 import { isSessionHostMessage, SESSION_PROTOCOL_VERSION, type SessionView, type SessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
-import { detailOf, headerOf, rowElement } from './parts';
+import { detailOf, fileTag, headerOf, rowElement } from './parts';
 import { el } from '../dom';
 import { keyTarget, nextPosition, visibleRows, windowOf, type Filters } from './navigate';
 
@@ -186,8 +186,8 @@ class SessionPage {
     if (!view) return;
     if (event.key === 'Enter') {
       const row = view.rows[this.visible[this.selected] ?? -1];
-      if (row?.kind === 'step') this.post({ type: 'openStep', step: row.index });
-      else if (row?.range && view.textual) this.post({ type: 'reveal', range: row.range });
+      if (row?.kind === 'step') this.post({ type: 'openStep', step: row.index, ...fileTag(row) });
+      else if (row?.range && view.textual) this.post({ type: 'reveal', range: row.range, ...fileTag(row) });
       return;
     }
     const key = keyTarget(event.key);

@@ -15,6 +15,7 @@ export interface Filters {
 
 export function isProblem(row: TimelineRow): boolean {
   if (row.kind === 'step' && row.decision !== 'patch') return true;
+  if (row.kind === 'thread' && row.unread !== undefined) return true;
   if (row.kind === 'message' && row.tools.some((t) => t.state === 'orphan-call' || t.state === 'orphan-result')) return true;
   return row.findings.some((f) => f.severity !== 'info');
 }

@@ -30,7 +30,7 @@ export function headerOf(view: SessionView): HTMLElement[] {
   ];
   const title = el('h1', { text: view.file.split(/[\\/]/).pop() ?? view.file, title: view.file });
   const verdict = isClean(s, view.problems) ? chip('clean ✓', 'sv-pass') : chip(plural(view.problems, 'problem'), 'sv-error');
-  const out: HTMLElement[] = [el('div', { className: 'sv-title' }, title, verdict), el('div', { className: 'sv-facts', text: facts.join(' · ') })];
+  const out: HTMLElement[] = [el('div', { className: 'sv-title' }, title, verdict), el('div', { className: 'sv-facts', text: facts.join(' · ') }), ...subAgentFacts(view)];
   if (s.usage) {
     const u = s.usage;
     const drops = s.cache.filter((c) => c.agreement === 'drop');
@@ -45,6 +45,15 @@ export function headerOf(view: SessionView): HTMLElement[] {
     out.push(el('details', { className: 'sv-cache-rows' }, el('summary', { text: 'Cache per request: what the log says beside what we predict' }), el('ul', { className: 'sv-drops' }, ...shown.map((c) => el('li', { text: cacheText(c) })), ...more)));
   }
   return out;
+}
+
+/** `sub-agent files: 3 · 1 with problems · 1 not read` (Claude Code 2.x writes each sub-agent to a file of its own). */
+function subAgentFacts(view: SessionView): HTMLElement[] {
+  if (view.files.length === 0) return [];
+  const headers = view.rows.filter((r): r is Extract<TimelineRow, { kind: 'thread' }> => r.kind === 'thread' && r.file !== undefined);
+  const withProblems = headers.filter((r) => (r.problems ?? 0) > 0).length;
+  const unread = headers.filter((r) => r.unread !== undefined).length;
+  return [el('div', { className: 'sv-facts', text: `sub-agent files: ${number(view.files.length)} · ${number(withProblems)} with problems · ${number(unread)} not read` })];
 }
 
 /** Requests listed in the header (the rest are counted). */
@@ -89,7 +98,9 @@ function toolChip(tool: RowTool, onPartner: (row: number) => void): HTMLElement 
 
 /** `sub-agent Explore · 4 messages · 2 pairs ✓` */
 function threadText(row: Extract<TimelineRow, { kind: 'thread' }>): string {
-  return `${row.label} · ${plural(row.messages, 'message')} · ${pairsText(row.pairs)}`;
+  if (row.unread !== undefined) return `${row.label} · ${row.unread}`;
+  const problems = row.problems === undefined ? '' : ` · ${row.problems === 0 ? 'no problems' : plural(row.problems, 'problem')}`;
+  return `${row.label} · ${plural(row.messages, 'message')} · ${pairsText(row.pairs)}${problems}`;
 }
 
 /** One row of the timeline (fixed height: the text is a preview; the detail pane shows it all). Rows of a nested thread are indented. */
@@ -98,7 +109,8 @@ export function rowElement(row: TimelineRow, index: number, selected: boolean, o
   const nested = row.thread !== undefined ? ' sv-nested' : '';
   if (row.kind === 'thread') {
     const from = row.parentRow === undefined ? [] : [el('span', { className: 'sv-muted', text: `started by the call at row ${row.parentRow + 1}` })];
-    return el('div', { className: `sv-row sv-thread${nested}${selected ? ' sv-selected' : ''}`, attrs }, el('div', { className: 'sv-line' }, chip(row.threadKind === 'side-chain' ? 'sub-agent' : 'thread', 'sv-thread-chip'), el('span', { text: threadText(row) }), ...from));
+    const problem = row.unread !== undefined || (row.problems ?? 0) > 0 ? ' sv-problem' : '';
+    return el('div', { className: `sv-row sv-thread${nested}${problem}${selected ? ' sv-selected' : ''}`, attrs }, el('div', { className: 'sv-line' }, chip(row.threadKind === 'side-chain' ? 'sub-agent' : 'thread', 'sv-thread-chip'), el('span', { text: threadText(row) }), ...from));
   }
   if (row.kind === 'step') {
     return el(
@@ -124,10 +136,15 @@ interface DetailActions {
   onlyThread(thread: number): void;
 }
 
-function findingList(findings: readonly RowFinding[], view: SessionView, actions: DetailActions): HTMLElement[] {
+/** What a row's messages to the host name as its file: a sub-agent file's index, or nothing (the session). */
+export function fileTag(row: TimelineRow): { readonly file?: number } {
+  return row.file === undefined ? {} : { file: row.file };
+}
+
+function findingList(findings: readonly RowFinding[], view: SessionView, row: TimelineRow, actions: DetailActions): HTMLElement[] {
   return findings.map((f) => {
     const item = el('button', { className: `sv-finding sv-${f.severity}`, text: `${f.severity} · ${f.rule}: ${f.message}`, title: view.textual ? 'Show the exact bytes in the text editor' : '' });
-    item.addEventListener('click', () => view.textual && actions.post({ type: 'reveal', range: f.range }));
+    item.addEventListener('click', () => view.textual && actions.post({ type: 'reveal', range: f.range, ...fileTag(row) }));
     return item;
   });
 }
@@ -155,26 +172,27 @@ function cacheLine(view: SessionView, index: number | undefined): HTMLElement[] 
 }
 
 /** A thread's header in full: what it is, where it started, and a way to see only it. */
-function threadDetail(row: Extract<TimelineRow, { kind: 'thread' }>, actions: DetailActions): HTMLElement[] {
+function threadDetail(view: SessionView, row: Extract<TimelineRow, { kind: 'thread' }>, actions: DetailActions): HTMLElement[] {
   const only = el('button', { className: 'sv-link', text: 'Show only this conversation', attrs: { 'data-only-thread': String(row.thread) } });
   only.addEventListener('click', () => actions.onlyThread(row.thread));
   const from = el('button', { className: 'sv-link', text: `The call that started it, at row ${(row.parentRow ?? 0) + 1} ↗`, attrs: { 'data-partner': String(row.parentRow ?? '') } });
   from.addEventListener('click', () => row.parentRow !== undefined && actions.select(row.parentRow));
-  const kind = row.threadKind === 'side-chain' ? 'A sub-agent’s conversation (a side-chain of the session), with its own context' : 'A conversation of its own in this file';
-  return [el('h2', { text: row.label }), el('div', { text: `${kind}: ${threadText(row)}` }), ...(row.parentRow === undefined ? [] : [from]), only];
+  const kind = row.file !== undefined ? 'A sub-agent’s conversation, in a file of its own beside the session, checked on its own' : row.threadKind === 'side-chain' ? 'A sub-agent’s conversation (a side-chain of the session), with its own context' : 'A conversation of its own in this file';
+  const file = row.file === undefined ? [] : [el('div', { className: 'sv-muted', text: view.files[row.file] ?? '' })];
+  return [el('h2', { text: row.label }), el('div', { text: `${kind}: ${threadText(row)}` }), ...file, ...(row.parentRow === undefined ? [] : [from]), only];
 }
 
 /** The selected row in full. */
 export function detailOf(view: SessionView, row: TimelineRow, index: number, actions: DetailActions): HTMLElement[] {
-  if (row.kind === 'thread') return threadDetail(row, actions);
+  if (row.kind === 'thread') return threadDetail(view, row, actions);
   if (row.kind === 'step') {
     const open = el('button', { className: 'sv-link', text: view.textual ? 'Open this step in the inspector ↗' : 'The inspector needs the file as text (not a zip)' });
-    open.addEventListener('click', () => view.textual && actions.post({ type: 'openStep', step: row.index }));
-    return [el('h2', { text: `Step ${row.index} · ${row.decision.toUpperCase()} · ${row.source}` }), open, ...cacheLine(view, row.cache), ...findingList(row.findings, view, actions)];
+    open.addEventListener('click', () => view.textual && actions.post({ type: 'openStep', step: row.index, ...fileTag(row) }));
+    return [el('h2', { text: `Step ${row.index} · ${row.decision.toUpperCase()} · ${row.source}` }), open, ...cacheLine(view, row.cache), ...findingList(row.findings, view, row, actions)];
   }
   const title = el('h2', { text: `${row.role} · row ${index + 1}${row.elision ? ' · compaction summary' : ''}${row.dropped ? ' · dropped by a rewrite' : ''}` });
   const text = el('pre', { className: 'sv-text', text: row.text + (row.size > row.text.length ? `\n… (${sizeText(row.size)} in all)` : '') });
   const reveal = el('button', { className: 'sv-link', text: 'Show in the file ↗' });
-  reveal.addEventListener('click', () => row.range && view.textual && actions.post({ type: 'reveal', range: row.range }));
-  return [title, ...(view.textual && row.range ? [reveal] : []), ...cacheLine(view, row.cache), ...findingList(row.findings, view, actions), text, ...row.opaque.map((t) => el('div', { className: 'sv-muted', text: `[${t}]` })), ...row.tools.map((t) => toolDetail(view, t, actions))];
+  reveal.addEventListener('click', () => row.range && view.textual && actions.post({ type: 'reveal', range: row.range, ...fileTag(row) }));
+  return [title, ...(view.textual && row.range ? [reveal] : []), ...cacheLine(view, row.cache), ...findingList(row.findings, view, row, actions), text, ...row.opaque.map((t) => el('div', { className: 'sv-muted', text: `[${t}]` })), ...row.tools.map((t) => toolDetail(view, t, actions))];
 }

@@ -4,7 +4,10 @@
  * `.json` / `.jsonl`. A custom document is not a TextDocument, so the view
  * reads and checks the file on disk itself (through the Checker for text, so
  * a large file is checked in the worker) and checks it again when the file
- * changes on disk: a growing file appears as it grows.
+ * changes on disk: a growing file appears as it grows. A Claude Code session's
+ * sub-agent files (`<session-id>/subagents/agent-<id>.jsonl`) are read and
+ * checked with it, each nested under the call that started it, and followed
+ * the same way.
  */
 import * as vscode from 'vscode';
 import { parseSessionWebviewMessage, SESSION_PROTOCOL_VERSION, type SessionHostMessage, type SessionWebviewMessage } from '../../shared/session-protocol';
@@ -13,6 +16,7 @@ import { checkFile, type Report } from '../engine';
 import type { SessionView } from '../../shared/session-protocol';
 import { readSettings } from '../settings';
 import { SESSION_PAGE, makeNonce, webviewHtml } from '../webview-html';
+import { readSubAgentFiles, subAgentFolder } from './sub-agent-files';
 import { sessionView } from './view';
 
 /** The default editor for `.eval`; an option for `.json` / `.jsonl`. */
@@ -33,6 +37,8 @@ class SessionEditor implements vscode.Disposable {
   private ready = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private checking: Promise<void> = Promise.resolve();
+  /** The sub-agent files of the last check, in the order of `SessionView.files`. */
+  private subAgentUris: readonly vscode.Uri[] = [];
 
   constructor(
     readonly uri: vscode.Uri,
@@ -46,10 +52,15 @@ class SessionEditor implements vscode.Disposable {
     webview.html = webviewHtml(SESSION_PAGE, { cspSource: webview.cspSource, nonce: makeNonce(), assetBase: webview.asWebviewUri(root).toString() });
     const folder = vscode.Uri.joinPath(uri, '..');
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, uri.path.split('/').pop() ?? ''));
+    const agents = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(subAgentFolder(uri), '*'));
     this.subscriptions.push(
       watcher,
+      agents,
       watcher.onDidChange(() => this.schedule()),
       watcher.onDidCreate(() => this.schedule()),
+      agents.onDidChange(() => this.schedule()),
+      agents.onDidCreate(() => this.schedule()),
+      agents.onDidDelete(() => this.schedule()),
       webview.onDidReceiveMessage((raw) => {
         const message = parseSessionWebviewMessage(raw);
         if (message) void this.receive(message);
@@ -71,7 +82,10 @@ class SessionEditor implements vscode.Disposable {
     if (isZip(this.uri) && this.uri.scheme === 'file') return checkFile(this.uri.fsPath, settings.tokens, settings.limits);
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.uri));
     const file = this.uri.scheme === 'file' ? this.uri.fsPath : this.uri.toString();
-    return this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes);
+    const agents = await readSubAgentFiles(this.uri, settings.limits);
+    const report = await this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits, ...(agents.length > 0 && { subAgents: agents.map((a) => a.source) }) }, settings.workerThresholdBytes);
+    this.subAgentUris = agents.map((a) => a.uri);
+    return report;
   }
 
   private async push(): Promise<void> {
@@ -95,18 +109,27 @@ class SessionEditor implements vscode.Disposable {
         return;
       case 'openStep': {
         // The inspector follows text documents: open the file as text first, then its step.
-        const document = await vscode.workspace.openTextDocument(this.uri);
+        const uri = this.fileOf(message.file);
+        if (!uri) return;
+        const document = await vscode.workspace.openTextDocument(uri);
         await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: true });
-        await vscode.commands.executeCommand('prefixLens.inspectStep', this.uri, message.step);
+        await vscode.commands.executeCommand('prefixLens.inspectStep', uri, message.step);
         return;
       }
       case 'reveal': {
-        const document = await vscode.workspace.openTextDocument(this.uri);
+        const uri = this.fileOf(message.file);
+        if (!uri) return;
+        const document = await vscode.workspace.openTextDocument(uri);
         const range = new vscode.Range(document.positionAt(message.range.start), document.positionAt(message.range.end));
         await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, selection: range });
         return;
       }
     }
+  }
+
+  /** The file a row belongs to: the session (no index), or one of its sub-agent files (only those this editor read). */
+  private fileOf(index: number | undefined): vscode.Uri | undefined {
+    return index === undefined ? this.uri : this.subAgentUris[index];
   }
 
   dispose(): void {

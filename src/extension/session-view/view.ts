@@ -8,9 +8,10 @@
  * one, each other nested under a header row where it started. Pure (no
  * `vscode`): unit-tested directly.
  */
-import { CARRIED_FROM, pairStates, renderJson, toolPairs, type ContextWindow, type Finding, type JsonNode, type Message, type Report, type StepReport, type ThreadWindow } from '../engine';
+import { CARRIED_FROM, pairStates, renderJson, toolPairs, type ContextWindow, type Finding, type JsonNode, type Message, type Report, type StepReport, type ThreadInfo, type ThreadSummary, type ThreadWindow } from '../engine';
+import { placeFindings, placeUsage, rowFinding, rowStart } from './place';
 import { requestOrder } from './request-order';
-import { partitionPoint } from '../../shared/search';
+import { subAgentPieces } from './sub-agent-rows';
 import { SESSION_PROTOCOL_VERSION, type RowFinding, type RowTool, type SessionView, type TimelineRow } from '../../shared/session-protocol';
 
 /** Characters of a message's text sent to the webview (the size badge says the rest). */
@@ -55,17 +56,20 @@ export function timelineMessages(final: ContextWindow | undefined, steps: readon
 const textOf = (node: JsonNode | undefined): string => (node?.type === 'string' ? node.value : renderJson(node));
 const cap = (text: string, n: number) => (text.length > n ? text.slice(0, n) : text);
 
-function rowFinding(f: Finding): RowFinding {
-  return { rule: f.rule, severity: f.severity, message: f.message, range: f.range };
+
+/** Whose a row is: a conversation other than the session's main one (`thread`), a sub-agent's own file (`file`). */
+export interface RowTag {
+  readonly thread?: number;
+  readonly file?: number;
 }
 
-function messageRow(entry: Entry, thread: number | undefined): TimelineRow {
+function messageRow(entry: Entry, tag: RowTag): TimelineRow {
   const m = entry.message;
   const text = m.blocks.map((b) => (b.kind === 'text' ? b.text : '')).filter((t) => t !== '').join('\n\n');
   const opaque = m.blocks.flatMap((b) => (b.kind === 'opaque' ? [b.type] : []));
   return {
     kind: 'message',
-    ...(thread !== undefined && { thread }),
+    ...tag,
     role: m.role,
     text: cap(text, TEXT_CAP),
     size: text.length,
@@ -79,18 +83,18 @@ function messageRow(entry: Entry, thread: number | undefined): TimelineRow {
 }
 
 /** A report's step findings grouped by step, in report order (one pass, not one per step). */
-type StepFindings = ReadonlyMap<number, readonly RowFinding[]>;
+export type StepFindings = ReadonlyMap<number, readonly RowFinding[]>;
 
-function findingsByStep(findings: readonly Finding[]): StepFindings {
+export function findingsByStep(findings: readonly Finding[]): StepFindings {
   const byStep = new Map<number, RowFinding[]>();
   for (const f of findings) if (f.step !== undefined) (byStep.get(f.step) ?? byStep.set(f.step, []).get(f.step)!).push(rowFinding(f));
   return byStep;
 }
 
-function stepRow(s: StepReport, byStep: StepFindings, thread: number | undefined): TimelineRow {
+function stepRow(s: StepReport, byStep: StepFindings, tag: RowTag): TimelineRow {
   return {
     kind: 'step',
-    ...(thread !== undefined && { thread }),
+    ...tag,
     index: s.index,
     decision: s.decision,
     source: s.source,
@@ -100,36 +104,32 @@ function stepRow(s: StepReport, byStep: StepFindings, thread: number | undefined
   };
 }
 
-/** Where each row starts in the file, for placing steps and findings. */
-function rowStart(row: TimelineRow): number {
-  return row.range?.start ?? -1;
-}
 
 /** One conversation's rows (messages and steps in file order) and what linking its pairs needs. */
-interface Block {
+export interface Block {
   readonly rows: TimelineRow[];
   readonly entries: readonly Entry[];
   readonly final: ContextWindow | undefined;
 }
 
-function blockOf(byStep: StepFindings, final: ContextWindow | undefined, steps: readonly StepReport[], thread: number | undefined): Block {
-  if (final?.live === false || steps.some((s) => s.source === 'request')) return requestBlock(byStep, final, steps, thread);
+export function blockOf(byStep: StepFindings, final: ContextWindow | undefined, steps: readonly StepReport[], tag: RowTag): Block {
+  if (final?.live === false || steps.some((s) => s.source === 'request')) return requestBlock(byStep, final, steps, tag);
   const entries = timelineMessages(final, steps);
   const rows = mergeByStart(
-    entries.map((e) => messageRow(e, thread)),
-    steps.map((s) => stepRow(s, byStep, thread)),
+    entries.map((e) => messageRow(e, tag)),
+    steps.map((s) => stepRow(s, byStep, tag)),
   );
   return { rows, entries, final };
 }
 
 /** A request body or a log of requests: the last window in its own order, each step before the messages its request added (request-order.ts). */
-function requestBlock(byStep: StepFindings, final: ContextWindow | undefined, steps: readonly StepReport[], thread: number | undefined): Block {
+function requestBlock(byStep: StepFindings, final: ContextWindow | undefined, steps: readonly StepReport[], tag: RowTag): Block {
   const entries: Entry[] = [];
   const rows = requestOrder(final, steps).map((item) => {
-    if (item.kind === 'step') return stepRow(item.step, byStep, thread);
+    if (item.kind === 'step') return stepRow(item.step, byStep, tag);
     const entry = { message: item.message, dropped: item.dropped, at: entries.length };
     entries.push(entry);
-    return messageRow(entry, thread);
+    return messageRow(entry, tag);
   });
   return { rows, entries, final };
 }
@@ -137,70 +137,108 @@ function requestBlock(byStep: StepFindings, final: ContextWindow | undefined, st
 /** The session view of a report. `textual`: the file can be shown as text (not a zip). */
 export function sessionView(report: Report, textual: boolean): SessionView {
   const threads = report.threadWindows && report.threadWindows.length > 1 ? report.threadWindows : undefined;
-  const byStep = findingsByStep(report.findings);
-  const single = () => {
-    const block = blockOf(byStep, report.finalWindow, report.steps, undefined);
-    return linked([{ block, rows: block.rows }]);
-  };
-  const rows = threads ? threadedRows(report, byStep, threads) : single();
-  placeFindings(rows, report.findings.filter((f) => f.step === undefined));
+  const agents = report.subAgents ?? [];
+  const rows = assembledRows(report, threads);
+  placeFindings(rows, report.findings.filter((f) => f.step === undefined), undefined);
   placeUsage(rows, report.session?.cache ?? []);
+  agents.forEach((agent, file) => placeFindings(rows, agent.report?.findings.filter((f) => f.step === undefined) ?? [], file));
   const tools = new Set<string>();
   for (const row of rows) if (row.kind === 'message') for (const t of row.tools) tools.add(t.name);
+  const listed = [...(threads ?? (agents.length > 0 ? [{ thread: { id: 1, label: 'main' } }] : [])).map((t) => t.thread), ...agents.map((a) => a.thread)];
   return {
     protocol: SESSION_PROTOCOL_VERSION,
     file: report.file,
     summary: report.session ?? emptySummary(report),
-    problems: report.findings.filter((f) => f.severity !== 'info').length,
+    problems: problemsOf(report) + agents.reduce((n, a) => n + (a.report ? problemsOf(a.report) : 1), 0),
     rows,
     tools: [...tools].sort(),
-    threads: threads ? threads.map((t) => ({ id: t.thread.id, label: t.thread.label })) : [],
+    threads: listed.map((t) => ({ id: t.id, label: t.label })),
     textual,
+    files: agents.map((a) => a.file),
   };
 }
 
+/** Errors and warnings of a report. */
+export function problemsOf(report: Report): number {
+  return report.findings.filter((f) => f.severity !== 'info').length;
+}
+
 /**
- * The main conversation's rows with every other thread nested in them: its
- * header and rows right after the row holding the call that started it, or
- * else after the last main row starting before it in the file.
+ * The main conversation's rows with every other one nested in them: a thread of
+ * the file (its header and rows right after the row holding the call that
+ * started it, or else after the last main row starting before it in the file),
+ * and each sub-agent file (after the row of its call, see sub-agent-rows.ts).
  */
-function threadedRows(report: Report, byStep: StepFindings, threads: readonly ThreadWindow[]): TimelineRow[] {
+function assembledRows(report: Report, threads: readonly ThreadWindow[] | undefined): TimelineRow[] {
+  const byStep = findingsByStep(report.findings);
   const stepsOf = (id: number) => report.steps.filter((s) => (s.thread ?? 1) === id);
-  const [main, ...others] = threads;
-  const mainBlock = blockOf(byStep, main!.window, stepsOf(main!.thread.id), undefined);
-  const nested = new Map<number, Piece[]>();
-  const parentCalls = new Map<number, string>();
+  const [main, ...others] = threads ?? [];
+  const mainBlock = blockOf(byStep, main ? main.window : report.finalWindow, main ? stepsOf(main.thread.id) : report.steps, {});
+  const nested = new Nesting();
+  const parentCalls = new Map<number, ParentCall>();
   for (const { thread, window } of others) {
-    const block = blockOf(byStep, window, stepsOf(thread.id), thread.id);
+    const block = blockOf(byStep, window, stepsOf(thread.id), { thread: thread.id });
     const counts = report.session?.threads?.find((t) => t.id === thread.id);
-    const header: TimelineRow = {
-      kind: 'thread',
-      thread: thread.id,
-      threadKind: thread.kind,
-      label: thread.label,
-      messages: block.entries.length,
-      turns: counts?.turns ?? 0,
-      pairs: counts?.pairs ?? { paired: 0, pending: 0, orphaned: 0 },
-      findings: [],
-      ...(block.rows[0]?.range && { range: block.rows[0].range }),
-    };
-    if (thread.parentCall) parentCalls.set(thread.id, thread.parentCall);
-    const at = anchorOf(mainBlock, thread.parentCall, rowStart(block.rows[0] ?? header));
-    nested.set(at, [...(nested.get(at) ?? []), { block, rows: [header, ...block.rows] }]);
+    const header = threadHeader(thread, block, counts, {});
+    if (thread.parentCall) parentCalls.set(thread.id, { call: thread.parentCall });
+    nested.add(mainBlock, anchorOf(mainBlock, thread.parentCall, rowStart(block.rows[0] ?? header)), { block, rows: [header, ...block.rows] });
   }
-  const order: Piece[] = [...(nested.get(-1) ?? [])];
-  mainBlock.rows.forEach((row, i) => order.push({ block: mainBlock, rows: [row] }, ...(nested.get(i) ?? [])));
-  return linked(order, parentCalls);
+  subAgentPieces(report.subAgents ?? [], mainBlock, nested, parentCalls);
+  return linked(nested.order(mainBlock), parentCalls);
+}
+
+/** A thread's header row: who it is and its counts. */
+export function threadHeader(thread: ThreadInfo, block: Block, counts: Pick<ThreadSummary, 'turns' | 'pairs'> | undefined, tag: RowTag & { readonly unread?: string; readonly problems?: number }): TimelineRow {
+  return {
+    kind: 'thread',
+    ...tag,
+    thread: thread.id,
+    threadKind: thread.kind,
+    label: thread.label,
+    messages: block.entries.length,
+    turns: counts?.turns ?? 0,
+    pairs: counts?.pairs ?? { paired: 0, pending: 0, orphaned: 0 },
+    findings: [],
+    ...(block.rows[0]?.range && { range: block.rows[0].range }),
+  };
+}
+
+/** The call that started a thread, and the file holding it (a sub-agent's index; absent: the session). */
+export interface ParentCall {
+  readonly call: string;
+  readonly file?: number;
+}
+
+/** Pieces nested after rows of their blocks (-1: before all), then placed in order. */
+export class Nesting {
+  private readonly after = new Map<Block, Map<number, Piece[]>>();
+
+  add(block: Block, row: number, piece: Piece): void {
+    const rows = this.after.get(block) ?? this.after.set(block, new Map()).get(block)!;
+    rows.set(row, [...(rows.get(row) ?? []), piece]);
+  }
+
+  /** A block's rows with what is nested after each of them (and after those, recursively). */
+  order(block: Block): Piece[] {
+    const rows = this.after.get(block) ?? new Map<number, Piece[]>();
+    const out: Piece[] = [...this.expand(rows.get(-1))];
+    block.rows.forEach((row, i) => out.push({ block, rows: [row] }, ...this.expand(rows.get(i))));
+    return out;
+  }
+
+  private expand(pieces: readonly Piece[] | undefined): Piece[] {
+    return (pieces ?? []).flatMap((piece) => (this.after.has(piece.block) && piece.rows[0]?.kind === 'thread' ? [{ block: piece.block, rows: [piece.rows[0]] }, ...this.order(piece.block)] : [piece]));
+  }
 }
 
 /** Rows of one block, placed together. */
-interface Piece {
+export interface Piece {
   readonly block: Block;
   readonly rows: readonly TimelineRow[];
 }
 
 /** The main row a nested thread follows: the row of its parent call, else the last row starting before it (-1: before all). */
-function anchorOf(main: Block, parentCall: string | undefined, start: number): number {
+export function anchorOf(main: Block, parentCall: string | undefined, start: number): number {
   const source = parentCall ? main.entries.find((e) => e.message.blocks.some((b) => b.kind === 'tool_call' && b.id === parentCall))?.message.source : undefined;
   const row = source ? main.rows.findIndex((r) => r.kind === 'message' && r.range === source) : -1;
   if (row >= 0) return row;
@@ -212,7 +250,7 @@ function anchorOf(main: Block, parentCall: string | undefined, start: number): n
 }
 
 /** The rows of the pieces in order, each block's pairs linked within it, each thread linked to the call that started it. */
-function linked(order: readonly Piece[], parentCalls: ReadonlyMap<number, string> = new Map()): TimelineRow[] {
+function linked(order: readonly Piece[], parentCalls: ReadonlyMap<number, ParentCall>): TimelineRow[] {
   const rows: TimelineRow[] = [];
   const messageRows = new Map<Block, number[]>();
   for (const piece of order) {
@@ -229,11 +267,13 @@ function linked(order: readonly Piece[], parentCalls: ReadonlyMap<number, string
 }
 
 /** A thread's header links to the main row of the call that started it, and that call to the header. */
-function linkThreads(rows: TimelineRow[], parentCalls: ReadonlyMap<number, string>): void {
+function linkThreads(rows: TimelineRow[], parentCalls: ReadonlyMap<number, ParentCall>): void {
   rows.forEach((header, at) => {
-    const id = header.kind === 'thread' ? parentCalls.get(header.thread) : undefined;
-    if (header.kind !== 'thread' || id === undefined) return;
-    const callRow = rows.findIndex((r) => r.kind === 'message' && r.thread === undefined && r.tools.some((t) => t.role === 'call' && t.id === id));
+    const parent = header.kind === 'thread' ? parentCalls.get(header.thread) : undefined;
+    if (header.kind !== 'thread' || parent === undefined) return;
+    const id = parent.call;
+    const ownRow = (r: TimelineRow) => r.file === parent.file && (parent.file !== undefined || r.thread === undefined);
+    const callRow = rows.findIndex((r) => r.kind === 'message' && ownRow(r) && r.tools.some((t) => t.role === 'call' && t.id === id));
     const caller = rows[callRow];
     if (caller?.kind !== 'message') return;
     rows[at] = { ...header, parentRow: callRow };
@@ -285,46 +325,4 @@ function linkTools(rows: TimelineRow[], block: Block, rowOfMessage: readonly num
     const row = rows[i];
     if (row?.kind === 'message') rows[i] = { ...row, tools: list };
   }
-}
-
-/**
- * Each request's usage at the row of the record that reports it: the step of
- * that request (a request log's line, a model event, a generation), else the
- * message written on that line (a Claude Code or Gemini CLI answer).
- */
-function placeUsage(rows: TimelineRow[], cache: NonNullable<Report['session']>['cache']): void {
-  if (cache.length === 0) return;
-  const byStart = (kind: TimelineRow['kind']) =>
-    rows.flatMap((r, i) => (r.kind === kind && r.range && r.range.end > r.range.start ? [{ i, start: r.range.start, end: r.range.end }] : [])).sort((x, y) => x.start - y.start);
-  const steps = byStart('step');
-  const messages = byStart('message');
-  const taken = new Set<number>();
-  const find = (list: readonly { i: number; start: number; end: number }[], offset: number) => {
-    const lo = partitionPoint(list.length, (k) => list[k]!.start <= offset);
-    // The rows starting at or before the offset, nearest first (a few: ranges barely nest).
-    for (let k = lo - 1; k >= 0 && k >= lo - 8; k--) if (offset < list[k]!.end && !taken.has(list[k]!.i)) return list[k]!.i;
-    return -1;
-  };
-  for (const c of cache) {
-    const step = find(steps, c.offset);
-    const at = step >= 0 ? step : find(messages, c.offset);
-    const row = rows[at];
-    if (!row || row.kind === 'thread') continue;
-    taken.add(at);
-    rows[at] = { ...row, cache: c.index };
-  }
-}
-
-/** Each window-level finding at the row starting closest before it (the last such row on a tie). */
-function placeFindings(rows: TimelineRow[], findings: readonly Finding[]): void {
-  const starts = rows.map(rowStart);
-  const extra: RowFinding[][] = rows.map(() => []);
-  for (const f of findings) {
-    let at = -1;
-    for (let i = 0; i < starts.length; i++) if (starts[i]! >= 0 && starts[i]! <= f.range.start && (at < 0 || starts[i]! >= starts[at]!)) at = i;
-    extra[Math.max(0, at)]?.push(rowFinding(f));
-  }
-  rows.forEach((row, i) => {
-    if (extra[i]!.length > 0) rows[i] = { ...row, findings: [...row.findings, ...extra[i]!] };
-  });
 }

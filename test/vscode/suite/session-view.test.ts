@@ -3,7 +3,9 @@
  * The session view as a custom editor in the real VS Code (code-server): an
  * Inspect `.eval` (a zip) opens in it by default, a Claude Code session opens
  * in it through the command, and a file growing on disk appears as it grows.
- * Real files of the shared corpus, copied to a scratch folder first.
+ * Real files of the shared corpus, copied to a scratch folder first. A Claude
+ * Code 2.x session with its `subagents` folder (our fixture, in the documented
+ * shape) shows each sub-agent nested under its call, and follows it as it grows.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -65,5 +67,45 @@ suite('session view', () => {
     fs.appendFileSync(file, source.slice(12).join('\n') + '\n');
     const grown = await lastView(uri, 'the grown snapshot', (n) => n > first.rows.length);
     assert.ok(grown.summary.pairs.paired > first.summary.pairs.paired, `${first.summary.pairs.paired} → ${grown.summary.pairs.paired} pairs`);
+  });
+
+  test('a Claude Code session with a subagents folder: each sub-agent nested under its Task call, followed as it grows', async () => {
+    const id = '5e551013-0000-4000-8000-000000000002';
+    const dir = path.join(scratch, 'with-subagents');
+    fs.cpSync(repoPath('test', 'fixtures', 'claude-code', 'subagents'), dir, { recursive: true });
+    const uri = vscode.Uri.file(path.join(dir, `${id}.jsonl`));
+    await vscode.commands.executeCommand('prefixLens.openSessionView', uri);
+    const view = await lastView(uri, 'the session with its sub-agents', () => true);
+    const headers = view.rows.filter((r) => r.kind === 'thread');
+    assert.deepEqual(
+      headers.map((h) => [h.label, h.file]),
+      [
+        ['sub-agent Explore (a1b2c3d4e5f60718)', 0],
+        ['sub-agent general-purpose (a9e8d7c6b5a40312)', 1],
+      ],
+    );
+    for (const header of headers) {
+      const caller = view.rows[header.kind === 'thread' ? header.parentRow! : -1];
+      assert.ok(caller?.kind === 'message' && caller.file === undefined, `${header.kind === 'thread' && header.label} hangs under a row of the session`);
+      assert.ok(caller.tools.some((t) => t.name === 'Task' && t.threadRow === view.rows.indexOf(header)), 'the Task call links to it');
+    }
+    const rulesOf = (file: number) => view.rows.filter((r) => r.file === file).flatMap((r) => r.findings.map((f) => f.rule));
+    assert.deepEqual(rulesOf(1).sort(), ['tool-result-orphaned', 'tool-use-orphaned'], "the second sub-agent's findings, on its own rows");
+    assert.deepEqual(rulesOf(0), []);
+    assert.equal(view.problems, 2);
+
+    // The first sub-agent goes on: a result for a call it never made, then an answer.
+    const agent = path.join(dir, id, 'subagents', 'agent-a1b2c3d4e5f60718.jsonl');
+    const last = JSON.parse(fs.readFileSync(agent, 'utf8').trim().split('\n').pop()!) as Record<string, unknown>;
+    const more = (uuid: string, parentUuid: string, type: string, content: unknown) => JSON.stringify({ ...last, uuid, parentUuid, type, message: { role: type, content } });
+    fs.appendFileSync(agent, `${more('s5', 's4', 'user', [{ type: 'tool_result', tool_use_id: 'toolu_never_called', content: 'x' }])}\n${more('s6', 's5', 'assistant', [{ type: 'text', text: 'ok' }])}\n`);
+    const { sessionViews } = await api();
+    const grown = await waitForDisk(agent, 'the grown sub-agent in the view', () =>
+      sessionViews
+        .viewsOf(uri)
+        .map((e) => e.lastView)
+        .find((v) => v?.rows.some((r) => r.file === 0 && r.findings.some((f) => f.rule === 'tool-result-orphaned'))),
+    );
+    assert.equal(grown.problems, 3);
   });
 });
