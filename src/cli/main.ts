@@ -2,7 +2,9 @@
  * `prefix-lens check [--format F] [--json | --sarif] [--against OLD] FILE|DIR...`
  *
  * Exit 0: no error-level finding. 1: at least one. 2: a file could not be read,
- * its format was not recognised, or the command line was wrong. Bad input never
+ * its format was not recognised, or the command line was wrong. A Claude Code
+ * session's sub-agent files (`<session-id>/subagents/agent-<id>.jsonl`) are
+ * checked with it: each its own report after the session's, linked to its call. Bad input never
  * prints a stack trace (set PREFIX_LENS_DEBUG=1 to see one for an internal error).
  */
 import * as fs from 'node:fs';
@@ -11,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { version } from '../../package.json';
 import type { Report } from '../core/results';
 import { checkAgainst, checkTranscript } from '../core/check';
+import { checkSession, readSubAgents } from '../core/sub-agents';
 import { toJsonReport } from '../core/report/json';
 import { toSarif } from '../core/report/sarif';
 import { escapeControls, LineIndex } from '../core/text';
@@ -71,11 +74,13 @@ function runCheckCommand(command: CheckCommand): number {
   }
   const expanded = expandPaths(command.paths, command.format);
   const outcome: Outcome = { reports: [], troubles: [...expanded.troubles] };
+  const named = new Set(expanded.files.map((f) => nameOf(f.path)));
   for (const file of expanded.files) {
     const checked = checkOne(file, command, against?.files[0]);
     if (typeof checked === 'string') outcome.troubles.push(checked);
     else outcome.reports.push(checked);
     if (typeof checked !== 'string') outcome.troubles.push(...unfinished(checked));
+    if (typeof checked !== 'string') addSubAgents(checked, named, outcome);
   }
   for (const trouble of outcome.troubles) complain(trouble);
   printReports(outcome.reports, command);
@@ -84,10 +89,24 @@ function runCheckCommand(command: CheckCommand): number {
   return hasError ? EXIT_FINDINGS : EXIT_OK;
 }
 
+/** A session's sub-agent reports after it (each file once, also when named itself); one not read is a trouble. */
+function addSubAgents(report: Report, named: Set<string>, outcome: Outcome): void {
+  for (const agent of report.subAgents ?? []) {
+    if (named.has(agent.file)) continue;
+    named.add(agent.file);
+    if (agent.report) outcome.reports.push(agent.report);
+    if (agent.report) outcome.troubles.push(...unfinished(agent.report));
+    else outcome.troubles.push(`${agent.file}: ${agent.unread ?? 'not read'}`);
+  }
+}
+
 /** Checks one file (as a rewrite of `old` when given); a string is a one-line reason it could not be checked. */
 function checkOne(file: Located, command: CheckCommand, old: Located | undefined): Report | string {
   const options = { limits: command.limits, ...(command.tokens ? {} : { tokens: false as const }) };
   try {
+    if (!old && file.format === 'claude-code' && typeof file.path === 'string') {
+      return checkSession(openTranscript(file.path, command.limits), readSubAgents(file.path, command.limits), { ...options, format: file.format });
+    }
     if (!old) return checkTranscript(openTranscript(file.path, command.limits), { ...options, format: file.format });
     return checkAgainst(openTranscript(old.path, command.limits), openTranscript(file.path, command.limits), {
       ...options,

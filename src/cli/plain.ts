@@ -51,6 +51,7 @@ export function plainReport(report: Report, c: Palette): string[] {
   const out = report.findings.map((f) => findingLine(report.file, f, lines, c));
   out.push(...stepLines(report.steps, c));
   out.push(`${c.bold(file)}: ${esc(summaryLine(report).replace(/`/g, ''))}`);
+  for (const agent of report.subAgents ?? []) out.push(`  ${esc(agent.thread.label)}${agent.thread.parentCall === undefined ? ', no call found' : `, started by ${esc(agent.thread.parentCall)}`}: ${esc(agent.file)}${agent.unread === undefined ? '' : ` (${esc(agent.unread)})`}`);
   return out;
 }
 

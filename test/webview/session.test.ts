@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { checkTranscript } from '../../src/core/check';
 import { inputFromFile, inputFromText } from '../../src/core/io';
+import { checkSession, readSubAgents } from '../../src/core/sub-agents';
 import { sessionView } from '../../src/extension/session-view/view';
 import type { SessionView, SessionWebviewMessage } from '../../src/shared/session-protocol';
 import { HOSTILE_TEXTS } from '../fixtures/inspector/reports';
@@ -131,6 +132,29 @@ test('sub-agents: nested under the call that started them, linked both ways; the
   assert.ok(only.length === 5 && only.every((t) => t === '2'), JSON.stringify(only));
   assert.equal(await page.locator('select[aria-label="Only one thread"]').inputValue(), '2');
   await page.screenshot({ path: join(OUTPUT, 'session-sub-agents.png') });
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('sub-agent files (Claude Code 2.x): nested under their calls, said in the header; their findings reveal in their own file', async () => {
+  const file = join(ROOT, 'test/fixtures/claude-code/subagents/5e551013-0000-4000-8000-000000000002.jsonl');
+  const view = sessionView(checkSession(inputFromFile(file), readSubAgents(file), { keepRewrites: true, tokens: false }), true);
+  const { page, errors } = await open(view);
+  assert.match((await page.locator('.sv-header').textContent()) ?? '', /sub-agent files: 2 · 1 with problems · 0 not read/);
+  const headers = page.locator('.sv-row[data-kind="thread"]');
+  assert.deepEqual(await headers.allTextContents(), [
+    'sub-agentsub-agent Explore (a1b2c3d4e5f60718) · 4 messages · 1 pair ✓ · no problemsstarted by the call at row 2',
+    'sub-agentsub-agent general-purpose (a9e8d7c6b5a40312) · 6 messages · 1 pair · 2 orphaned · 2 problemsstarted by the call at row 2',
+  ]);
+  const orphan = view.rows.findIndex((r) => r.kind === 'message' && r.file === 1 && r.tools.some((t) => t.state === 'orphan-result'));
+  await page.locator(`.sv-row[data-index="${orphan}"]`).click();
+  await page.locator('.sv-detail .sv-finding').first().click();
+  const reveal = (await posted(page)).at(-1);
+  assert.ok(reveal?.type === 'reveal' && reveal.file === 1, JSON.stringify(reveal));
+  await page.locator('.sv-scroller').press('Enter');
+  const enter = (await posted(page)).at(-1);
+  assert.ok(enter?.type === 'reveal' && enter.file === 1 && enter.range.start === view.rows[orphan]!.range!.start, JSON.stringify(enter));
+  await page.screenshot({ path: join(OUTPUT, 'session-sub-agent-files.png') });
   assert.deepEqual(errors, []);
   await page.context().close();
 });

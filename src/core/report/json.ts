@@ -51,6 +51,23 @@ export interface JsonReport {
   readonly stopped?: { readonly reason: string; readonly line: number; readonly column: number };
   /** Present when findings went past the limit per rule: how many were not listed, per rule. */
   readonly omitted?: Readonly<Partial<Record<RuleId, number>>>;
+  /** Extra, a Claude Code session's sub-agent files: which call started each (the CLI lists each file's own report after the session's). */
+  readonly subAgents?: readonly JsonSubAgent[];
+}
+
+export interface JsonSubAgent {
+  readonly agentId: string;
+  readonly file: string;
+  /** Its thread id and label (`sub-agent Explore (a1b2c3d)`), after the session's own threads. */
+  readonly thread: number;
+  readonly label: string;
+  /** The tool call that started it, when found; in the file of `parentAgent` when set, else in the session. */
+  readonly parentCall?: string;
+  readonly parentAgent?: string;
+  /** Errors and warnings in its file. */
+  readonly problems?: number;
+  /** Why its file was not read. */
+  readonly unread?: string;
 }
 
 /** Converts an engine report to the `--json` shape (one element of the printed array). */
@@ -75,6 +92,21 @@ export function toJsonReport(report: Report): JsonReport {
     findings: report.findings.map((f) => jsonFinding(f, lines)),
     ...(report.stopped && { stopped: { reason: report.stopped.reason, ...lines.position(report.stopped.offset) } }),
     ...(report.omitted && { omitted: report.omitted }),
+    ...(report.subAgents && { subAgents: report.subAgents.map(jsonSubAgent) }),
+  };
+}
+
+function jsonSubAgent(agent: NonNullable<Report['subAgents']>[number]): JsonSubAgent {
+  const { agentId, file, thread, parentAgent, report, unread } = agent;
+  return {
+    agentId,
+    file,
+    thread: thread.id,
+    label: thread.label,
+    ...(thread.parentCall !== undefined && { parentCall: thread.parentCall }),
+    ...(parentAgent !== undefined && { parentAgent }),
+    ...(report && { problems: report.findings.filter((f) => f.severity !== 'info').length }),
+    ...(unread !== undefined && { unread }),
   };
 }
 

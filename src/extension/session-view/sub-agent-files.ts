@@ -28,6 +28,8 @@ export async function readSubAgentFiles(session: vscode.Uri, overrides: Partial<
   const folder = subAgentFolder(session);
   let entries: [string, vscode.FileType][];
   try {
+    // Most sessions have no such folder: asked first, so its absence is no read error.
+    if (((await vscode.workspace.fs.stat(folder)).type & vscode.FileType.Directory) === 0) return [];
     entries = await vscode.workspace.fs.readDirectory(folder);
   } catch {
     return [];
