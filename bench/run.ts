@@ -17,7 +17,7 @@
  * 4. The inspector webview (bench/webview.ts) and the session view
  *    (bench/session-view.ts), unless `--engine-only`.
  *
- * `--request-log-only` runs just 1.
+ * `--request-log-only` runs just 1, `--guard-only` just 2 (the `guard-10k.*` entries).
  *
  * Every engine measurement runs in a fresh child process (bench/measure.ts).
  * Results are merged into bench/results.json (see bench/results.ts) and printed.
@@ -211,6 +211,13 @@ async function main(): Promise<void> {
     removeResults(['request-log.']);
     addResult(entries);
     process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('request-log.')))}\n`);
+    return;
+  }
+  if (process.argv.includes('--guard-only')) {
+    const entries = guardResults();
+    removeResults(['guard-10k.']);
+    addResult(entries);
+    process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('guard-10k.')))}\n`);
     return;
   }
   const entries = [...requestLogResults(), ...guardResults(), ...liveResults(), ...hostileResults(process.argv.includes('--quick'))];

@@ -19,9 +19,14 @@ export type PrefixChange =
   | { readonly kind: 'messages-removed'; readonly from: number; readonly to: number; readonly nextAfter: number }
   | { readonly kind: 'message-inserted'; readonly after: number };
 
-export function prefixChanges(a: RewriteAnalysis): PrefixChange[] {
+/** The changes of one analysis, listed once for the two rules that read them (a cache keyed by the analysis object, not state). */
+const listed = new WeakMap<RewriteAnalysis, readonly PrefixChange[]>();
+
+export function prefixChanges(a: RewriteAnalysis): readonly PrefixChange[] {
   if (a.prefixIntact) return [];
-  return [...(a.toolsChanged ? toolChanges(a) : []), ...messageChanges(a)];
+  let changes = listed.get(a);
+  if (!changes) listed.set(a, (changes = [...(a.toolsChanged ? toolChanges(a) : []), ...messageChanges(a)]));
+  return changes;
 }
 
 function toolChanges(a: RewriteAnalysis): PrefixChange[] {
