@@ -6,6 +6,7 @@
 import type { TokenEncoding } from './results';
 import { textIndex, type TextIndex } from './align';
 import type { Finding } from './findings';
+import { idIndex, type IdIndex } from './id-index';
 import { toolPairs, type ContextWindow, type ToolPair } from './model';
 import { RenderCache, windowLayout, type WindowLayout } from './render';
 import { createTokenCounter, type TokenCounter } from './tokens';
@@ -20,12 +21,8 @@ export interface EngineContext {
   readonly textIndexes: WeakMap<ContextWindow, TextIndex>;
   /** Boundary positions, per window object and from the window a window extends. */
   readonly positions: BoundaryPositions;
-  /** Per window, every call of each id that more than one call has, in order. */
-  readonly repeatedCalls: WeakMap<ContextWindow, ReadonlyMap<string, readonly CallMember[]>>;
+  readonly idIndexes: WeakMap<ContextWindow, IdIndex>;
 }
-
-/** A call at its place in a window (as `ToolPair.call`). */
-export type CallMember = NonNullable<ToolPair['call']>;
 
 export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'): EngineContext {
   const render = new RenderCache();
@@ -38,7 +35,7 @@ export function createEngineContext(tokens: TokenEncoding | false = 'o200k_base'
     layouts: new WeakMap(),
     textIndexes: new WeakMap(),
     positions: new BoundaryPositions(render, counter),
-    repeatedCalls: new WeakMap(),
+    idIndexes: new WeakMap(),
   };
 }
 
@@ -63,21 +60,9 @@ export function textIndexOf(window: ContextWindow, context: EngineContext): Text
   return index;
 }
 
-/** Every call of each id that more than one call of the window has, in order; once per window object. */
-export function repeatedCallsOf(window: ContextWindow, context: EngineContext): ReadonlyMap<string, readonly CallMember[]> {
-  let repeated = context.repeatedCalls.get(window);
-  if (repeated) return repeated;
-  const calls = new Map<string, CallMember[]>();
-  window.messages.forEach((message, m) =>
-    message.blocks.forEach((block, b) => {
-      if (block.kind !== 'tool_call') return;
-      const member = { message: m, block: b, value: block };
-      const list = calls.get(block.id);
-      if (list) list.push(member);
-      else calls.set(block.id, [member]);
-    }),
-  );
-  repeated = new Map([...calls].filter(([, list]) => list.length > 1));
-  context.repeatedCalls.set(window, repeated);
-  return repeated;
+/** Where each id of a window reaches (for judging cuts of it), once per window object. */
+export function idIndexOf(window: ContextWindow, context: EngineContext): IdIndex {
+  let index = context.idIndexes.get(window);
+  if (!index) context.idIndexes.set(window, (index = idIndex(window)));
+  return index;
 }

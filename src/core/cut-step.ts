@@ -25,7 +25,8 @@
  */
 import { analyseViews, type RewriteAnalysis, type WindowView } from './analysis';
 import { byAppearance, sameTools, windowChecks } from './append-step';
-import { layoutOf, pairsOf, repeatedCallsOf, type CallMember, type EngineContext } from './context';
+import { idIndexOf, layoutOf, pairsOf, type EngineContext } from './context';
+import { reachingBefore, reachingFrom, type CallMember } from './id-index';
 import { introducedFindings, type Finding } from './findings';
 import type { ContextWindow, Message, Rewrite, ToolPair } from './model';
 import { frontier } from './pairing';
@@ -58,7 +59,7 @@ export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: 
   if (!run) return undefined;
   const added = new Map<string, Added>();
   if (!addMembers(after, 0, run.start, added) || !addMembers(after, run.start + run.length, after.messages.length, added)) return undefined;
-  const ids = touchedIds(rewrite, run, added);
+  const ids = touchedIds(rewrite, run, added, context);
   if (!ids) return undefined;
   const touched = touchedPairs(rewrite, run, ids, added, context);
   const introduced = introducedOn(rewrite, touched);
@@ -114,12 +115,15 @@ function addIds(messages: readonly Message[], from: number, to: number, ids: Set
   return true;
 }
 
-/** The ids of the pairs a cut may change: a block in the head, the tail or the cut messages, or a call at a frontier. */
-function touchedIds(rewrite: Rewrite, run: Run, added: Map<string, Added>): Set<string> | undefined {
+/** The ids of the pairs a cut may change: a block in the head, the tail or the cut messages (those reaching across the cut), or a call at a frontier. */
+function touchedIds(rewrite: Rewrite, run: Run, added: Map<string, Added>, context: EngineContext): Set<string> | undefined {
   const { before, after } = rewrite;
   const ids = new Set(added.keys());
-  const cut = addIds(before.messages, 0, run.from, ids, false) && addIds(before.messages, run.from + run.length, before.messages.length, ids, false);
-  if (!cut) return undefined;
+  // Of the cut messages, only those whose ids reach across the cut can touch a kept pair.
+  const index = idIndexOf(before, context);
+  const head = reachingFrom(index, run.from);
+  const tail = reachingBefore(index, run.from + run.length);
+  if (!addIds(before.messages, head.from, head.to, ids, false) || !addIds(before.messages, tail.from, tail.to, ids, false)) return undefined;
   if (!before.live) return ids;
   const frontiers = addIds(before.messages, Math.max(0, frontier(before)), before.messages.length, ids, true);
   return frontiers && addIds(after.messages, Math.max(0, frontier(after)), after.messages.length, ids, true) ? ids : undefined;
@@ -135,7 +139,7 @@ interface TouchedPairs {
 
 function touchedPairs(rewrite: Rewrite, run: Run, ids: Set<string>, added: Map<string, Added>, context: EngineContext): TouchedPairs {
   const pairs = pairsOf(rewrite.before, context);
-  const repeated = repeatedCallsOf(rewrite.before, context);
+  const repeated = idIndexOf(rewrite.before, context).repeatedCalls;
   const shift = run.start - run.from;
   const inRun = (x: { readonly message: number }) => x.message >= run.from && x.message < run.from + run.length;
   const kept = <T extends { readonly message: number }>(members: readonly T[]): T[] => members.filter(inRun).map((x) => ({ ...x, message: x.message + shift }));
