@@ -5,6 +5,7 @@
  * a file gives the same report on either side. No `vscode` import (the worker
  * runs plain Node).
  */
+import * as fs from 'node:fs';
 import type { CheckInput, CheckOptions, Report, TokenEncoding } from '../core/index';
 import { checkAgainst, checkSession, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
 import { formatBytes, LimitError, resolveLimits, type Limits } from '../core/limits';
@@ -117,6 +118,10 @@ export class DocumentFollower {
   /** The document version read last, and the text just before the read position. */
   private version = -1;
   private guard = '';
+  /** UTF-8 bytes of the text read so far: where an append starts in the file when the text is the file's. */
+  private bytes = 0;
+  /** The last report, and the position it was made at (a check with nothing new to read gives it again). */
+  private last: { readonly report: Report; readonly position: number } | undefined;
   /** A slice-by-slice read in progress (`readInSlices`): the follower is not used meanwhile. */
   private busy = false;
 
@@ -141,9 +146,46 @@ export class DocumentFollower {
   check(request: TranscriptRequest, version: number, editedAt: number): Report {
     if (!this.follows(request, editedAt)) this.restart(request);
     const follower = this.follower as Follower;
-    follower.read(request.text.slice(follower.position));
+    const more = request.text.slice(follower.position);
+    if (more === '' && this.last?.position === follower.position) {
+      this.version = version;
+      return this.last.report;
+    }
+    follower.read(more);
+    this.bytes += Buffer.byteLength(more, 'utf8');
     this.readUpTo(request.text, version);
-    return follower.report();
+    return this.report(follower);
+  }
+
+  /**
+   * Reads the lines appended to `file` on disk since the text read so far,
+   * straight from the file (before the editor reloads the document, whose
+   * check then finds them read): the report, or undefined when no whole line
+   * was appended or the file does not hold the text read where it should
+   * (another encoding, a byte order mark, a replaced file: the reload's check
+   * reads it as the document has it).
+   */
+  readAppended(file: string): Report | undefined {
+    const follower = this.follower;
+    if (!follower || this.busy) return undefined;
+    const guard = Buffer.from(this.guard, 'utf8');
+    const appended = readFrom(file, this.bytes - guard.length, MAX_DISK_APPEND);
+    if (!appended || !appended.subarray(0, guard.length).equals(guard)) return undefined;
+    const end = appended.lastIndexOf(0x0a) + 1;
+    if (end <= guard.length) return undefined;
+    const more = appended.toString('utf8', guard.length, end);
+    // Line ends or bytes the editor may turn into something else: left to the reload.
+    if (more.includes('\r') || more.includes('\uFFFD')) return undefined;
+    follower.read(more);
+    this.bytes += end - guard.length;
+    this.guard = (this.guard + more).slice(-GUARD_CHARS);
+    return this.report(follower);
+  }
+
+  private report(follower: Follower): Report {
+    const report = follower.report();
+    this.last = { report, position: follower.position };
+    return report;
   }
 
   /**
@@ -160,6 +202,7 @@ export class DocumentFollower {
         await pause();
         if (this.follower !== follower) return;
         follower.read(request.text.slice(at, at + slice));
+        this.bytes += Buffer.byteLength(request.text.slice(at, at + slice), 'utf8');
       }
       this.readUpTo(request.text, version);
     } catch {
@@ -174,12 +217,35 @@ export class DocumentFollower {
     this.follower = new Follower(request.file, { ...checkOptions(request), maxTextBytes: resolveLimits(limits).maxFileBytes });
     this.settings = JSON.stringify([request.tokens, limits]);
     this.busy = false;
+    this.bytes = 0;
+    this.last = undefined;
   }
 
   private readUpTo(text: string, version: number): void {
     const at = this.follower?.position ?? 0;
     this.guard = text.slice(Math.max(0, at - GUARD_CHARS), at);
     this.version = version;
+  }
+}
+
+/** The most bytes an append read from disk may have (more: left to the document's reload and its check's rule). */
+const MAX_DISK_APPEND = 4 << 20;
+
+/** The bytes of `file` from `start` to its end (undefined: unreadable, not past `start`, or more than `max`). */
+function readFrom(file: string, start: number, max: number): Buffer | undefined {
+  if (start < 0) return undefined;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(fd).size;
+    if (size <= start || size - start > max) return undefined;
+    const buffer = Buffer.alloc(size - start);
+    const read = fs.readSync(fd, buffer, 0, buffer.length, start);
+    return buffer.subarray(0, read);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

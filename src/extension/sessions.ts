@@ -9,11 +9,13 @@
  * only subscribe to its events. It also tracks the selected step both ways
  * (editor cursor ↔ step) and the active transcript.
  */
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { Checker } from './checker';
 import { readSettings, RECHECK_KEYS } from './settings';
 import { isTranscript } from './sniff';
 import { DocumentFollower, type FileText, type Report, type SourceRange, type StepReport } from './engine';
+import { partitionPoint } from '../shared/search';
 
 export class Session {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -30,6 +32,8 @@ export class Session {
   editedAt = -1;
   /** Counts the checks started: only the latest one's result is kept (two setting changes in a row start two). */
   checksStarted = 0;
+  /** Watches the file on disk, so an append is read at once, not when the editor reloads the document. */
+  watcher: fs.FSWatcher | undefined;
 
   constructor(readonly document: vscode.TextDocument) {}
 
@@ -78,7 +82,16 @@ export class Session {
   }
 
   range(range: SourceRange): vscode.Range {
-    return new vscode.Range(this.document.positionAt(range.start), this.document.positionAt(range.end));
+    return new vscode.Range(this.position(range.start), this.position(range.end));
+  }
+
+  /** An offset of the report: past the document's end (lines read from the file before the reload), placed by the report's line starts. */
+  private position(offset: number): vscode.Position {
+    const last = this.document.lineAt(this.document.lineCount - 1).range.end;
+    const starts = this.current?.lineStarts ?? [];
+    if (offset <= this.document.offsetAt(last) || starts.length <= this.document.lineCount) return this.document.positionAt(offset);
+    const line = Math.max(0, partitionPoint(starts.length, (i) => (starts[i] ?? 0) <= offset) - 1);
+    return new vscode.Position(line, offset - (starts[line] ?? 0));
   }
 
   private async moveSelection(range: SourceRange, focus: boolean): Promise<void> {
@@ -93,6 +106,7 @@ export class Session {
   }
 
   dispose(): void {
+    this.watcher?.close();
     this.changed.dispose();
   }
 }
@@ -158,6 +172,7 @@ export class Sessions implements vscode.Disposable {
     if (!isTranscript(document, readSettings(document.uri))) return undefined;
     const session = new Session(document);
     this.byUri.set(document.uri.toString(), session);
+    this.watch(session);
     await this.check(session);
     if (vscode.window.activeTextEditor?.document === document) this.updateActive(vscode.window.activeTextEditor);
     return session;
@@ -181,6 +196,33 @@ export class Sessions implements vscode.Disposable {
       if (!isTranscript(session.document, settings)) return this.close(session.uri);
       void vscode.window.showWarningMessage(`Prefix Lens could not check ${file}: ${String(error)}`);
     }
+  }
+
+  /** Watches a session's file (VS Code notices a change on disk only after a while, up to half a second). */
+  private watch(session: Session): void {
+    if (session.uri.scheme !== 'file') return;
+    try {
+      session.watcher = fs.watch(session.uri.fsPath, () => this.grewOnDisk(session));
+      session.watcher.on('error', () => session.watcher?.close());
+    } catch {
+      // No watcher (a file system without one): the document's reload still brings each append.
+    }
+  }
+
+  /**
+   * The file changed on disk: whole lines appended to a clean document are
+   * read from the file at once and reported (the document's reload comes
+   * later; its check finds them read). Anything else waits for the reload.
+   */
+  private grewOnDisk(session: Session): void {
+    if (this.get(session.uri) !== session || session.document.isDirty || this.pending.has(session.uri.toString())) return;
+    const report = session.follower.readAppended(session.uri.fsPath);
+    if (!report) return;
+    // A check started before (a worker's) is older than this report: its result is dropped.
+    session.checksStarted++;
+    session.grewOnDisk = true;
+    session.setReport(report, session.reportVersion);
+    this.updated.fire(session);
   }
 
   private changed(e: vscode.TextDocumentChangeEvent): void {

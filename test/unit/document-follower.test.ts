@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { checkRequest, DocumentFollower, type TranscriptRequest } from '../../src/extension/engine';
@@ -71,5 +72,52 @@ describe('DocumentFollower', () => {
     await again;
     assert.equal(follower.position, upTo(30).length, 'the superseded read stopped');
     assert.equal(follower.follows(request(upTo(31)), -1), true);
+  });
+});
+
+describe('DocumentFollower.readAppended: lines appended on disk read from the file before the document reloads', () => {
+  const onDisk = (text: string) => {
+    const real = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pl-follow-disk-')), 'session.jsonl');
+    fs.writeFileSync(real, text);
+    return { real, at: (t: string): TranscriptRequest => ({ kind: 'transcript', file: real, text: t, tokens: false, limits: {} }) };
+  };
+
+  it('each append is read from the file (only whole lines), reports what checkRequest reports; the reloaded document finds it read', () => {
+    const { real, at } = onDisk(upTo(5));
+    const follower = new DocumentFollower();
+    follower.check(at(upTo(5)), 1, -1);
+    assert.equal(follower.readAppended(real), undefined, 'nothing appended');
+    for (let n = 6; n <= lines.length; n += 3) {
+      fs.writeFileSync(real, upTo(n));
+      const report = follower.readAppended(real);
+      assert.deepEqual(report, checkRequest(at(upTo(n))), `lines up to ${n} read from the file`);
+      assert.equal(follower.position, upTo(n).length);
+      // The editor's reload of the document: nothing more to read, the same report.
+      assert.equal(follower.follows(at(upTo(n)), -1), true);
+      assert.equal(follower.check(at(upTo(n)), n, -1), report);
+    }
+    fs.writeFileSync(real, session);
+    assert.deepEqual(follower.readAppended(real), checkRequest(at(session)));
+    const half = lines[lines.length - 1]!.slice(0, 20);
+    fs.appendFileSync(real, `\n${half}`);
+    const report = follower.readAppended(real);
+    assert.deepEqual(report, checkRequest(at(`${session}\n`)), 'the whole line read, the half-written one left');
+    assert.deepEqual(follower.check(at(`${session}\n${half}`), 99, -1), checkRequest(at(`${session}\n${half}`)), 'the reload reads the rest');
+  });
+
+  it('a file that does not hold the text read (replaced, a byte order mark, a CRLF append) is left to the reload; so is a follower busy or unset', () => {
+    const { real, at } = onDisk(upTo(10));
+    const follower = new DocumentFollower();
+    assert.equal(follower.readAppended(real), undefined, 'nothing read yet');
+    follower.check(at(upTo(10)), 1, -1);
+    fs.writeFileSync(real, `${upTo(9)}{"other":1}\n${lines.slice(10, 12).join('')}`);
+    assert.equal(follower.readAppended(real), undefined, 'replaced before the read position');
+    fs.writeFileSync(real, `\uFEFF${upTo(12)}`);
+    assert.equal(follower.readAppended(real), undefined, 'a byte order mark shifts the bytes');
+    fs.writeFileSync(real, `${upTo(10)}${lines[10]!.replace('\n', '\r\n')}`);
+    assert.equal(follower.readAppended(real), undefined, 'a CRLF line end the editor may change');
+    fs.writeFileSync(real, upTo(12));
+    assert.deepEqual(follower.readAppended(real), checkRequest(at(upTo(12))), 'a plain append again');
+    assert.equal(follower.readAppended(path.join(path.dirname(real), 'gone.jsonl')), undefined, 'a file gone');
   });
 });

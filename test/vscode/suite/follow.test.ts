@@ -72,8 +72,8 @@ suite('follow a growing file', () => {
     });
   });
 
-  test('a real Claude Code session growing line by line: each append read on its own (only the new lines), the diagnostics those of a full check', async () => {
-    const { checker } = await api();
+  test('a real Claude Code session growing line by line: each append read on its own (only the new lines, from the file before the editor reloads it), the diagnostics those of a full check', async () => {
+    const { checker, sessions } = await api();
     // A session with a finding (a compaction's prefix-mutated), so "the diagnostics of a full check" is not an empty list.
     const real = path.join(repoPath(), '..', 'shared', 'corpus', 'claude-code', 'spotter_258c7280-ae70-4798-800f-63464d01a85d.excerpt-L1236-L1278.jsonl');
     const lines = fs.readFileSync(real, 'utf8').split(/(?<=\n)/);
@@ -83,25 +83,32 @@ suite('follow a growing file', () => {
     // The first append may wait for VS Code's watcher of the file (waitForDisk); the next ones are timed.
     fs.appendFileSync(file, lines.slice(10, 12).join(''));
     await waitForDisk(file, 'the first append checked', () => session.document.lineCount > 12 && session.reportVersion === session.document.version);
-    const latencies: { seen: number; checked: number }[] = [];
-    for (let n = 12; n < lines.length; n += 4) {
+    // Per append: the diagnostics of the new lines published (the report read from the file), VS Code's reload of the document seen, its check done.
+    const latencies: { diagnosed: number; seen: number; checked: number }[] = [];
+    for (let n = 12; n < lines.length; n++) {
       const followed = checker.stats.followed;
       const version = session.document.version;
       const start = performance.now();
-      let seen = 0;
-      const listener = vscode.workspace.onDidChangeTextDocument((e) => e.document === session.document && (seen ||= performance.now()));
-      fs.appendFileSync(file, lines.slice(n, n + 4).join(''));
-      await waitForDisk(file, `lines ${n + 1}-${n + 4} checked`, () => session.document.version > version && session.reportVersion === session.document.version && Buffer.byteLength(session.document.getText()) === fs.statSync(file).size);
-      listener.dispose();
-      latencies.push({ seen: seen - start, checked: performance.now() - start });
+      let [seen, diagnosed] = [0, 0];
+      const listeners = [
+        vscode.workspace.onDidChangeTextDocument((e) => e.document === session.document && (seen ||= performance.now())),
+        sessions.onDidUpdate((s) => s === session && (s.report?.lineStarts.length ?? 0) >= n + 1 && (diagnosed ||= performance.now())),
+      ];
+      fs.appendFileSync(file, lines[n]!);
+      await waitForDisk(file, `line ${n + 1} checked`, () => session.document.version > version && session.reportVersion === session.document.version && Buffer.byteLength(session.document.getText()) === fs.statSync(file).size);
+      listeners.forEach((l) => l.dispose());
+      latencies.push({ diagnosed: diagnosed - start, seen: seen - start, checked: performance.now() - start });
+      assert.ok(diagnosed > 0, `the report of line ${n + 1} was published`);
       assert.ok(checker.stats.followed > followed, `the append of line ${n + 1} was read on its own`);
     }
+    assert.ok(latencies.some((l) => l.diagnosed < l.seen), `appends are read from the file before VS Code reloads the document: ${JSON.stringify(latencies.map((l) => [Math.round(l.diagnosed), Math.round(l.seen)]))}`);
     const grown = diagnosticsOf(session.uri).map((d) => `${codeOf(d).value}@${d.range.start.line}:${d.range.start.character}`).sort();
     assert.ok(grown.some((d) => d.startsWith('prefix-mutated@')), `the compaction's finding is there after the appends: ${grown.join(', ')}`);
     await closeAll();
     const fresh = await openTranscript(file);
     assert.deepEqual(diagnosticsOf(fresh.session.uri).map((d) => `${codeOf(d).value}@${d.range.start.line}:${d.range.start.character}`).sort(), grown, 'as a full check of the same file');
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
-    console.log(`follow latency over ${latencies.length} appends (ms, median / max): change seen ${median(latencies.map((l) => l.seen)).toFixed(0)} / ${Math.max(...latencies.map((l) => l.seen)).toFixed(0)}, report ready ${median(latencies.map((l) => l.checked)).toFixed(0)} / ${Math.max(...latencies.map((l) => l.checked)).toFixed(0)}`);
+    const stat = (of: (l: (typeof latencies)[number]) => number) => `${median(latencies.map(of)).toFixed(0)} / ${Math.max(...latencies.map(of)).toFixed(0)}`;
+    console.log(`follow latency over ${latencies.length} appends (ms, median / max): diagnostics updated ${stat((l) => l.diagnosed)}, VS Code's reload seen ${stat((l) => l.seen)}, reloaded document checked ${stat((l) => l.checked)}`);
   });
 });
