@@ -10,10 +10,11 @@
  *   (deterministic): an Anthropic request log, a Claude Code session, a Codex
  *   rollout, a native trace, a few MB each.
  * - `follow.on-disk.append-to-report`: wall time from an append on disk to the
- *   updated report on the editor's path (a `fs.watch` fires, the text is read
- *   as the editor reloads it, `DocumentFollower.check` of extension/engine.ts),
- *   against the same with `checkRequest` (the full re-check) in place of the
- *   follower, on the Claude Code session.
+ *   updated report on the editor's path (the session's `fs.watch` fires,
+ *   `DocumentFollower.readAppended` of extension/engine.ts reads the new bytes
+ *   from the file and reports), against the same append with the whole file
+ *   read and `checkRequest` (the full re-check) in place of the follower, on
+ *   the Claude Code session.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -120,7 +121,7 @@ function formatResults(): BenchResult[] {
   });
 }
 
-/** Append on disk → fs.watch → the text as the editor reloads it → the report, with the follower and with a full check. */
+/** Append on disk → fs.watch → the report: the follower reading the new bytes from the file, and a full check of the whole file. */
 async function onDisk(): Promise<BenchResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-bench-follow-'));
   const file = path.join(dir, 'session.jsonl');
@@ -128,8 +129,8 @@ async function onDisk(): Promise<BenchResult> {
   const request = (text: string): TranscriptRequest => ({ kind: 'transcript', file, text, tokens: 'o200k_base', limits: {} });
   const follower = new DocumentFollower();
   const paths = {
-    follow: (text: string, version: number) => follower.check(request(text), version, -1),
-    full: (text: string) => checkRequest(request(text)),
+    follow: () => follower.readAppended(file),
+    full: () => checkRequest(request(fs.readFileSync(file, 'utf8'))),
   };
   const times: Record<keyof typeof paths, number[]> = { follow: [], full: [] };
   fs.writeFileSync(file, lines.slice(0, -2 * APPENDS).join(''));
@@ -140,7 +141,7 @@ async function onDisk(): Promise<BenchResult> {
     await new Promise<void>((resolve) => {
       const watcher = fs.watch(file, () => {
         watcher.close();
-        paths[which](fs.readFileSync(file, 'utf8'), i + 1);
+        if (!paths[which]()) throw new Error('the append was not read from the file');
         resolve();
       });
       fs.appendFileSync(file, lines[lines.length - 2 * APPENDS + i] as string);

@@ -11,7 +11,7 @@ import { boundaryPosition, byPosition, judgeRewrite } from './guard';
 import { headOf, inputFromText, lineTooLong } from './io';
 import { resolveLimits, type Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite } from './model';
-import { MessageTally, sessionSummary } from './session';
+import { MessageTally, sessionSummary, SummaryMemo } from './session';
 import { partitionPoint } from '../shared/search';
 import { ThreadTally } from './file-threads';
 import { LineIndex } from './text';
@@ -75,6 +75,8 @@ export interface Run {
   readonly threads: ThreadTally;
   /** Opaque parts holding a call or result the reader did not read. */
   readonly unread: UnreadParts;
+  /** What the summaries of a followed file's reports share (a run and its forks hold one). */
+  readonly summary: SummaryMemo;
 }
 
 function report(run: Run, f: Finding): void {
@@ -193,6 +195,7 @@ export function newRun(options: CheckOptions, limits: Limits, context = createEn
     tally: new MessageTally(),
     threads: new ThreadTally(),
     unread: unreadParts(),
+    summary: new SummaryMemo(),
   };
 }
 
@@ -242,7 +245,7 @@ function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly
   const findings = byPosition([...run.findings, ...omittedFindings(run)]);
   const read = usage.facts();
   const facts = { ...read, usage: run.threads.threadUsage(read.usage) };
-  const session = sessionSummary({ format, threads: run.threads.summaries(), tally: run.tally, steps: run.steps, findings, facts });
+  const session = sessionSummary({ format, threads: run.threads.summaries(), tally: run.tally, steps: run.steps, findings, facts, memo: run.summary });
   return {
     file,
     format,

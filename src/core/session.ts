@@ -121,6 +121,35 @@ export function pairCounts(window: ContextWindow | undefined): PairCounts {
   return counts;
 }
 
+/**
+ * What the summaries of one followed file share from one report to the next
+ * (the run and its forks hold one): each request's cache row when no step
+ * explains it (it depends on that request and the one before it only), and
+ * the usage totals and models of the requests so far.
+ */
+export class SummaryMemo {
+  readonly rows = new WeakMap<UsageRecord, { readonly index: number; readonly before: UsageRecord | undefined; readonly row: CacheRow }>();
+  private sums: { count: number; last?: UsageRecord; prompt: number; read: number; write: number; writes: boolean; output: number; models: Set<string> } = emptySums();
+
+  /** The totals and models of `usage`, adding only the requests after those summed last time (when `usage` goes on from them). */
+  totals(usage: readonly UsageRecord[]): { totals: UsageTotals; models: string[] } {
+    if (this.sums.count > usage.length || (this.sums.last && usage[this.sums.count - 1] !== this.sums.last)) this.sums = emptySums();
+    const sums = this.sums;
+    for (const u of usage.slice(sums.count)) {
+      Object.assign(sums, { prompt: sums.prompt + u.promptTokens, read: sums.read + u.cacheRead, write: sums.write + (u.cacheWrite ?? 0), output: sums.output + (u.outputTokens ?? 0) });
+      sums.writes ||= u.cacheWrite !== undefined;
+      if (u.model !== undefined) sums.models.add(u.model);
+    }
+    Object.assign(sums, { count: usage.length, last: usage[usage.length - 1] });
+    const totals = { requests: usage.length, promptTokens: sums.prompt, cacheRead: sums.read, ...(sums.writes && { cacheWrite: sums.write }), outputTokens: sums.output };
+    return { totals, models: [...sums.models] };
+  }
+}
+
+function emptySums() {
+  return { count: 0, prompt: 0, read: 0, write: 0, writes: false, output: 0, models: new Set<string>() };
+}
+
 export interface SessionInput {
   readonly format: FormatId;
   /** Every thread of the file with its last window's counts (the main one alone when the file is not threaded). */
@@ -129,13 +158,15 @@ export interface SessionInput {
   readonly steps: readonly StepReport[];
   readonly findings: readonly Finding[];
   readonly facts: LogFacts;
+  readonly memo?: SummaryMemo;
 }
 
 export function sessionSummary(input: SessionInput): SessionSummary {
   const { facts, steps } = input;
+  const memo = input.memo ?? new SummaryMemo();
   const decisions = { patch: 0, defer: 0, abort: 0 };
   for (const step of steps) decisions[step.decision]++;
-  const models = [...new Set(facts.usage.map((u) => u.model).filter((m): m is string => m !== undefined))];
+  const { totals, models } = memo.totals(facts.usage);
   return {
     format: input.format,
     models,
@@ -145,8 +176,8 @@ export function sessionSummary(input: SessionInput): SessionSummary {
     pairs: sumPairs(input.threads),
     compactions: steps.filter((s) => s.source === 'compaction').length,
     decisions,
-    ...(facts.usage.length > 0 && { usage: totals(facts.usage) }),
-    cache: cacheRows(facts.usage, steps, input.findings),
+    ...(facts.usage.length > 0 && { usage: totals }),
+    cache: cacheRows(facts.usage, steps, input.findings, memo),
     ...(input.threads.length > 1 && { threads: input.threads }),
   };
 }
@@ -154,18 +185,6 @@ export function sessionSummary(input: SessionInput): SessionSummary {
 function sumPairs(threads: readonly { readonly pairs: PairCounts }[]): PairCounts {
   const sum = (f: (p: PairCounts) => number) => threads.reduce((n, t) => n + f(t.pairs), 0);
   return { paired: sum((p) => p.paired), pending: sum((p) => p.pending), orphaned: sum((p) => p.orphaned) };
-}
-
-function totals(usage: readonly UsageRecord[]): UsageTotals {
-  const sum = (f: (u: UsageRecord) => number) => usage.reduce((n, u) => n + f(u), 0);
-  const writes = usage.some((u) => u.cacheWrite !== undefined);
-  return {
-    requests: usage.length,
-    promptTokens: sum((u) => u.promptTokens),
-    cacheRead: sum((u) => u.cacheRead),
-    ...(writes && { cacheWrite: sum((u) => u.cacheWrite ?? 0) }),
-    outputTokens: sum((u) => u.outputTokens ?? 0),
-  };
 }
 
 /**
@@ -194,7 +213,7 @@ function lifetimeOf(record: UsageRecord): number {
   return record.longLived ? 3600 : 300;
 }
 
-function cacheRows(usage: readonly UsageRecord[], steps: readonly StepReport[], findings: readonly Finding[]): CacheRow[] {
+function cacheRows(usage: readonly UsageRecord[], steps: readonly StepReport[], findings: readonly Finding[], memo: SummaryMemo): CacheRow[] {
   const stepsOf = new Map<string, StepReport[]>();
   for (const step of steps) {
     const key = threadKey(step.thread);
@@ -206,7 +225,12 @@ function cacheRows(usage: readonly UsageRecord[], steps: readonly StepReport[], 
   return usage.map((record, i) => {
     const before = previous.get(record.thread);
     previous.set(record.thread, record);
-    return cacheRow(record, i + 1, before, stepsOf.get(record.thread) ?? [], findings);
+    const threadSteps = stepsOf.get(record.thread) ?? [];
+    const known = memo.rows.get(record);
+    if (known && known.index === i + 1 && known.before === before && !(before && breakStep(threadSteps, before.end, record.end))) return known.row;
+    const row = cacheRow(record, i + 1, before, threadSteps, findings);
+    if (!row.predicted.step) memo.rows.set(record, { index: i + 1, before, row });
+    return row;
   });
 }
 
