@@ -14,7 +14,7 @@ import { Follower } from '../core/follow';
 import type { Finding } from '../core/findings';
 import type { FormatId } from '../core/model';
 import { summaryLine } from '../core/report/markdown';
-import { escapeControls, LineIndex } from '../core/text';
+import { escapeControls, lineColumn } from '../core/text';
 import { findingLine, paletteFor, stepLine, type Palette } from './plain';
 
 /** What has been read, checked and printed so far. */
@@ -130,19 +130,30 @@ function said(state: FollowState, text: string): string {
   return text;
 }
 
-/** The findings and steps of a report not printed yet, each step after its findings. */
+/**
+ * The findings and steps of a report not printed yet, each step after its
+ * findings and with its thread when the reader threads the file (`step 5 thread 2 …`).
+ * One pass over the findings: those of earlier steps were printed with them.
+ */
 function newLines(report: Report, state: FollowState, c: Palette): string {
-  const lines = LineIndex.fromStarts(report.lineStarts);
+  const lines = { position: (offset: number) => lineColumn(report.lineStarts, offset) };
   const out: string[] = [];
   const fresh = (f: Finding) => {
     const key = `${f.rule}\u0000${f.range.start}\u0000${f.step ?? ''}\u0000${f.message}`;
     return !state.printedFindings.has(key) && !!state.printedFindings.add(key);
   };
   const print = (f: Finding) => out.push(findingLine(report.file, f, lines, c));
-  for (const f of report.findings) if (f.step === undefined && fresh(f)) print(f);
+  const ofNewSteps = new Map<number, Finding[]>();
+  for (const f of report.findings) {
+    if (f.step === undefined) {
+      if (fresh(f)) print(f);
+    } else if (f.step > state.printedSteps) ofNewSteps.set(f.step, [...(ofNewSteps.get(f.step) ?? []), f]);
+  }
   for (const step of report.steps.slice(state.printedSteps)) {
-    for (const f of report.findings) if (f.step === step.index && fresh(f)) print(f);
-    out.push(stepLine(step, report.steps.length, c).replace(`/${report.steps.length}`, ''));
+    for (const f of ofNewSteps.get(step.index) ?? []) if (fresh(f)) print(f);
+    // Said whenever the reader threads the file: whether a second conversation comes is not known yet.
+    const thread = step.thread !== undefined ? ` thread ${step.thread}` : '';
+    out.push(stepLine(step, report.steps.length, c, thread).replace(`/${report.steps.length}`, ''));
   }
   state.printedSteps = report.steps.length;
   return out.length ? `${out.join('\n')}\n` : '';

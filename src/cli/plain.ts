@@ -56,7 +56,7 @@ export function plainReport(report: Report, c: Palette): string[] {
 }
 
 /** `file:line:col severity rule message [call id]`, input text escaped. */
-export function findingLine(file: string, f: Finding, lines: LineIndex, c: Palette): string {
+export function findingLine(file: string, f: Finding, lines: Pick<LineIndex, 'position'>, c: Palette): string {
   const { line, column } = lines.position(f.range.start);
   const id = f.toolCallId !== undefined ? ` ${c.dim(`[${esc(f.toolCallId)}]`)}` : '';
   return `${c.bold(`${esc(file)}:${line}:${column}`)} ${severity(f.severity, c)} ${c.dim(f.rule)} ${esc(f.message)}${id}`;

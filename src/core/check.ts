@@ -14,7 +14,7 @@ import type { ContextWindow, FormatId, Rewrite } from './model';
 import { MessageTally, sessionSummary, SummaryMemo } from './session';
 import { partitionPoint } from '../shared/search';
 import { ThreadTally } from './file-threads';
-import { LineIndex } from './text';
+import { LineIndex, type SourceLine } from './text';
 import { UsageScanner } from './usage';
 import { WindowTracker } from './window-tracker';
 import type { FormatAdapter, ThreadInfo, TranscriptEvent, TranscriptInput } from './transcript';
@@ -137,6 +137,18 @@ export function onEvent(run: Run, event: TranscriptEvent, usage: UsageScanner): 
   else onWindow(run, event.window, event.thread);
 }
 
+/**
+ * What a check notes of each line before its reader reads it (a whole file's
+ * and a followed file's alike): no line over `maxLineChars` reaches a reader,
+ * where it starts, its usage. Returns the offset just past its text.
+ */
+export function takeLine(line: SourceLine, limits: Limits, starts: LineIndex, usage: UsageScanner): number {
+  if (line.text.length > limits.maxLineChars) throw lineTooLong(line.index, limits.maxLineChars);
+  starts.addLineStart(line.offset);
+  usage.observe(line);
+  return line.offset + line.text.length;
+}
+
 interface Tracked {
   readonly input: TranscriptInput;
   lineStarts(): readonly number[];
@@ -159,10 +171,7 @@ function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner)
     *lines() {
       sawLines = true;
       for (const line of input.lines()) {
-        if (line.text.length > limits.maxLineChars) throw lineTooLong(line.index, limits.maxLineChars);
-        index.addLineStart(line.offset);
-        upTo = Math.max(upTo, line.offset + line.text.length);
-        usage.observe(line);
+        upTo = Math.max(upTo, takeLine(line, limits, index, usage));
         yield line;
       }
     },

@@ -14,8 +14,8 @@
  * again at each append (a different format starts over); a file that is not
  * read by lines (one JSON document) is held and checked whole each time.
  */
-import { checkTranscriptWith, finishRun, forkRun, newRun, onEvent, readStopped, resolveAdapter, type Run } from './check';
-import { inputFromText, lineTooLong } from './io';
+import { checkTranscriptWith, finishRun, forkRun, newRun, onEvent, readStopped, resolveAdapter, takeLine, type Run } from './check';
+import { inputFromText } from './io';
 import { formatBytes, LimitError, resolveLimits, type Limits } from './limits';
 import type { CheckOptions, Report } from './results';
 import { LineIndex, splitLines, type SourceLine } from './text';
@@ -115,7 +115,7 @@ export class Follower {
       const held = this.held ?? '';
       return checkTranscriptWith(this.adapterOf(held), { file: this.file, text: held }, this.options);
     }
-    const fork: Reading = { ...reading, run: forkRun(reading.run), usage: reading.usage.fork(), starts: LineIndex.fromStarts(reading.starts.lineStarts()) };
+    const fork: Reading = { ...reading, run: forkRun(reading.run), usage: reading.usage.fork(), starts: reading.starts.copy() };
     const reader = reading.reader.fork();
     const [tail] = this.pending === '' ? [] : splitLines(this.pending);
     if (tail) this.readLine(fork, reader, { ...tail, offset: this.fed, index: reading.lines });
@@ -160,10 +160,7 @@ export class Follower {
     if (reading.run.stopped) return;
     try {
       this.bound(reading, line);
-      if (line.text.length > this.limits.maxLineChars) throw lineTooLong(line.index, this.limits.maxLineChars);
-      reading.starts.addLineStart(line.offset);
-      reading.upTo = Math.max(reading.upTo, line.offset + line.text.length);
-      reading.usage.observe(line);
+      reading.upTo = Math.max(reading.upTo, takeLine(line, this.limits, reading.starts, reading.usage));
       for (const event of reader.line(line)) onEvent(reading.run, event, reading.usage);
     } catch (error) {
       readStopped(reading.run, reading.adapter, error, reading.upTo);

@@ -27,7 +27,14 @@ export interface SourceLine {
 
 /** Maps offsets to line/column. Built once per text, or fed line by line while streaming. */
 export class LineIndex {
-  private readonly starts: number[] = [0];
+  private starts: number[] = [0];
+
+  /** An independent copy (one array copy, not a start at a time). */
+  copy(): LineIndex {
+    const index = new LineIndex();
+    index.starts = this.starts.slice();
+    return index;
+  }
 
   /** An index from known line starts (e.g. `Report.lineStarts`); the first must be 0. */
   static fromStarts(starts: readonly number[]): LineIndex {
@@ -55,9 +62,14 @@ export class LineIndex {
 
   /** The 1-based line/column of an offset. */
   position(offset: number): LineColumn {
-    const line = Math.max(0, partitionPoint(this.starts.length, (i) => (this.starts[i] ?? 0) <= offset) - 1);
-    return { line: line + 1, column: offset - (this.starts[line] ?? 0) + 1 };
+    return lineColumn(this.starts, offset);
   }
+}
+
+/** The 1-based line/column of an offset, given the line starts (`Report.lineStarts`). */
+export function lineColumn(starts: readonly number[], offset: number): LineColumn {
+  const line = Math.max(0, partitionPoint(starts.length, (i) => (starts[i] ?? 0) <= offset) - 1);
+  return { line: line + 1, column: offset - (starts[line] ?? 0) + 1 };
 }
 
 /** Splits a text into lines (LF or CRLF), keeping each line's offset. */

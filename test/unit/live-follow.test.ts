@@ -48,6 +48,26 @@ describe('check --follow', () => {
     }
   });
 
+  it('a log of several conversations: each step printed with its thread as its line arrives', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-follow-'));
+    const file = path.join(dir, 'log.jsonl');
+    const lines = fs.readFileSync(path.join(ROOT, 'test/fixtures/providers/anthropic-log-interleaved.jsonl'), 'utf8').split(/(?<=\n)/);
+    fs.writeFileSync(file, lines[0]!);
+    const follow = spawnCli(['check', '--follow', file]);
+    try {
+      for (const line of lines.slice(1)) {
+        await new Promise((r) => setTimeout(r, 300));
+        fs.appendFileSync(file, line);
+      }
+      await waitFor(follow, (out) => (out.stdout.includes('step 4 ') ? true : undefined));
+      const steps = follow.out.stdout.split('\n').filter((l) => /^step /.test(l));
+      assert.deepEqual(steps, ['step 1 thread 1 PATCH request', 'step 2 thread 2 PATCH request', 'step 3 thread 1 PATCH request', 'step 4 thread 1 PATCH request'], follow.out.stdout);
+    } finally {
+      follow.child.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a second FILE or --json', () => {
     assert.equal(parseArgs(['check', '--follow', 'a', 'b'], ['native']).kind, 'usage-error');
     assert.equal(parseArgs(['check', '--follow', '--json', 'a'], ['native']).kind, 'usage-error');
