@@ -136,6 +136,25 @@ describe('proxy: enforcing', () => {
     assert.deepEqual(refused.request, orphaning());
   });
 
+  it('--enforce: a conversation whose first request is refused uses up no thread number; the verdicts name the threads the log gets when checked', async () => {
+    const log = path.join(dir, 'refused-first.jsonl');
+    const other = recordedExchanges('anthropic-messages', 'pydanticai_test_anthropic_mixed_strict_tool_run.requests.jsonl');
+    const orphanFirst = { ...first.request, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_gone', content: 'a result whose call never was' }] }] };
+    await withProxy({ log, enforce: 'abort' }, async (proxy, events) => {
+      const client = new Anthropic({ apiKey: ANTHROPIC_KEY, baseURL: proxy.url, maxRetries: 0 });
+      const refused = await client.messages.create(orphanFirst as never).then(() => undefined, (e: unknown) => e);
+      assert.ok(refused instanceof Anthropic.BadRequestError, String(refused));
+      for (const exchange of [first, other[0], second, other[1]].filter((x): x is RecordedExchange => !!x)) {
+        upstream.replies.push(jsonReply(exchange.response));
+        await client.messages.create(exchange.request as never);
+      }
+      assert.deepEqual(events.map((e) => [e.verdict.thread, e.verdict.step, e.refused]), [[1, 1, true], [1, 1, false], [2, 1, false], [1, 2, false], [2, 2, false]]);
+    });
+    const report = checkTranscript(inputFromFile(log), { tokens: false });
+    assert.deepEqual(report.steps.map((s) => s.thread), [1, 2], 'the log reader threads the second requests as the proxy numbered them');
+    assert.deepEqual(logLines(log).flatMap((l) => (l.refused ? [] : [l.thread])), [1, 2, 1, 2]);
+  });
+
   it('--enforce: OpenAI clients get OpenAI\'s error shape', async () => {
     const chat = recordedExchanges('openai-chat', 'pydanticai_test_multiple_agent_tool_calls.requests.jsonl');
     const [a, b] = chat as [RecordedExchange, RecordedExchange];

@@ -25,8 +25,8 @@
  *
  * Request-log records (`{"request":…,"response":…}`, cassettes with
  * `interaction` / `method` / `uri`) are classified by their request; a record
- * whose request is not one of the three (a Gemini call, `{}`, a DELETE) is
- * passed over and the next record decides.
+ * whose request is not one of the three (a Gemini call, `{}`, a DELETE), or a
+ * request the proxy refused, is passed over and the next record decides.
  */
 export type ProviderFormat = 'anthropic' | 'openai-chat' | 'openai-responses';
 
@@ -57,6 +57,8 @@ interface HeadObject {
 const RECORD_KEYS = ['response', 'uri', 'url', 'method', 'interaction', 'status'];
 
 function classifyObject(object: HeadObject): ProviderFormat | undefined | 'next' {
+  // A request the proxy refused (`{"refused": {…}}`, live/proxy-log.ts): the reader skips it, the next record decides.
+  if (object.keys.size === 1 && object.keys.has('refused')) return 'next';
   const isRecord = object.keys.has('request') && RECORD_KEYS.some((k) => object.keys.has(k));
   let body = isRecord ? object.nested.get('request') : object.keys;
   if (isRecord && body?.has('body')) body = new Set([...body, ...(object.nested.get('body') ?? [])]);

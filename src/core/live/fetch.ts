@@ -53,9 +53,15 @@ export function guardedFetch(options: GuardedFetchOptions = {}): typeof fetch {
     const outcome = body === undefined ? undefined : guard.judge(provider, body);
     if (outcome?.kind !== 'judged') return send(input, init);
     const { verdict } = outcome.pending;
-    if (refused.includes(verdict.decision)) throw new GuardRefusedError(verdict);
+    if (refused.includes(verdict.decision)) {
+      guard.release(outcome.pending);
+      throw new GuardRefusedError(verdict);
+    }
     options.onVerdict?.(verdict);
-    const response = await send(input, init);
+    const response = await send(input, init).catch((error: unknown) => {
+      guard.release(outcome.pending);
+      throw error;
+    });
     return observed(response, guard, outcome.pending);
   };
 }

@@ -80,7 +80,7 @@ export class LiveGuard {
    * continues the last exchange that succeeded.
    */
   record(pending: PendingExchange, status: number, body: string, streamed: boolean): void {
-    if (status >= 400) return;
+    if (status >= 400) return this.release(pending);
     const node = streamed ? streamedNode(pending.provider, body) : jsonNode(body);
     const { placement } = pending;
     const exchange = this.threads.record(placement, loggedExchange(placement.request, node, LIVE_CODECS[pending.provider]));
@@ -96,6 +96,11 @@ export class LiveGuard {
     }
     guard.generate(exchange.response);
     this.guards.set(exchange, guard);
+  }
+
+  /** A judged request that will not be recorded (refused, or no answer came): its thread number is not used up. */
+  release(pending: PendingExchange): void {
+    this.threads.release(pending.placement);
   }
 
   /** The guard at the state of an exchange: the thread's own, or a new one (a fork, an evicted tip). */

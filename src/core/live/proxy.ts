@@ -99,6 +99,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, guard
     const message = refusalMessage(verdict.decision, verdict.findings);
     const errorBody = providerErrorBody(provider, message);
     log?.refusal(path, body.toString('utf8'), verdict, errorBody);
+    guard.release(outcome.pending);
     answer(res, 400, provider, message);
     return;
   }
@@ -152,6 +153,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buff
       answerStream.on('error', reject);
     });
     upstream.on('error', (error) => {
+      recording?.guard.release(recording.pending);
       if (!res.headersSent) answer(res, 502, providerOfPath(target.pathname), `Prefix Lens proxy could not reach ${target.origin}: ${error.message}`, 'upstream_unreachable');
       else res.destroy();
       resolve();

@@ -44,6 +44,16 @@ export class LiveThreads {
     return { thread: known.id, step: known.steps + 1, previous: thread.last, window, request, continues: thread };
   }
 
+  /**
+   * A placed request that will not be recorded (refused, failed, never
+   * answered): a new thread's number is handed out again, as the log, which
+   * holds no such request, numbers the next thread (unless a later new thread
+   * was placed meanwhile).
+   */
+  release(placement: Placement): void {
+    if (!placement.continues && placement.step === 1 && placement.thread === this.started) this.started--;
+  }
+
   /** Records a placed request with the response the model gave; returns the exchange kept. */
   record(placement: Placement, response: Omit<LoggedExchange, 'request'>): LoggedExchange {
     const exchange: LoggedExchange = { ...response, request: { ...placement.request, window: placement.window } };
