@@ -9,7 +9,7 @@
 import type { Decision, RuleId, Severity } from '../core/findings';
 import type { PairState } from '../core/pairing';
 import type { Role } from '../core/model';
-import type { PairCounts, SessionSummary } from '../core/session';
+import type { PairCounts, SessionSummary, UsageTotals } from '../core/session';
 import type { SourceRange } from '../core/text';
 import { isCount, isRecord, readRange } from './protocol';
 
@@ -64,7 +64,7 @@ export type TimelineRow =
       readonly dropped: boolean;
       readonly findings: readonly RowFinding[];
       readonly range?: SourceRange;
-      /** The request whose usage the log reports on this message's line (1-based index into `summary.cache`). */
+      /** The request whose usage the log reports on this message's line (1-based index into `summary.cache`, or its file's `fileCache`). */
       readonly cache?: number;
     }
   | {
@@ -77,7 +77,7 @@ export type TimelineRow =
       readonly rules: readonly RuleId[];
       readonly findings: readonly RowFinding[];
       readonly range?: SourceRange;
-      /** The request whose usage the log reports on this step's record (1-based index into `summary.cache`). */
+      /** The request whose usage the log reports on this step's record (1-based index into `summary.cache`, or its file's `fileCache`). */
       readonly cache?: number;
     }
   | {
@@ -98,6 +98,8 @@ export type TimelineRow =
       readonly unread?: string;
       /** Errors and warnings in a sub-agent's file. */
       readonly problems?: number;
+      /** What a sub-agent file's log says its requests used. */
+      readonly usage?: UsageTotals;
     };
 
 /** A conversation of the file, for the one-thread filter. */
@@ -121,6 +123,14 @@ export interface SessionView {
   readonly textual: boolean;
   /** The sub-agent files read with a Claude Code session (`<session-id>/subagents/agent-<id>.jsonl`), by row `file` index. */
   readonly files: readonly string[];
+  /** Each sub-agent file's requests with usage (its own summary's cache rows): a row's `cache` indexes its file's list. */
+  readonly fileCache: readonly (readonly SessionSummary['cache'][number][])[];
+}
+
+/** The cache rows a row's `cache` index refers to: its sub-agent file's, else the session's. */
+export function cacheOf(view: SessionView, row: TimelineRow): SessionSummary['cache'][number] | undefined {
+  if (row.kind === 'thread' || row.cache === undefined) return undefined;
+  return (row.file === undefined ? view.summary.cache : view.fileCache[row.file])?.[row.cache - 1];
 }
 
 export type SessionHostMessage = { readonly type: 'session'; readonly view: SessionView } | { readonly type: 'empty'; readonly reason: string };

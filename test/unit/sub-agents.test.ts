@@ -17,7 +17,7 @@ import { checkTranscript } from '../../src/core/check';
 import { inputFromFile } from '../../src/core/io';
 import { checkSession, MAX_SUB_AGENTS, readSubAgents, subAgentDir, type SubAgentSource } from '../../src/core/sub-agents';
 import { sessionView } from '../../src/extension/session-view/view';
-import { parseSessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
+import { cacheOf, parseSessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
 import { isProblem } from '../../webview/session/navigate';
 import { CORPUS } from './wild-helpers';
 
@@ -95,6 +95,13 @@ describe('sub-agent files', () => {
     assert.equal(explore.problems, 0);
     assert.deepEqual(view.files, [path.join(path.dirname(SESSION), '5e551013-0000-4000-8000-000000000002/subagents', `agent-${EXPLORE}.jsonl`), path.join(path.dirname(SESSION), '5e551013-0000-4000-8000-000000000002/subagents', `agent-${TESTS}.jsonl`)]);
     assert.deepEqual(view.threads.map((t) => t.id), [1, 2, 3], 'the one-thread filter lists the sub-agents');
+    // Each sub-agent's usage from its own log: at its rows (indexes into its file's cache rows), totalled on its header.
+    const chips = view.rows.flatMap((r) => {
+      const c = cacheOf(view, r);
+      return c ? [[r.file, c.index, c.cacheRead]] : [];
+    });
+    assert.deepEqual(chips, [[undefined, 1, 0], [0, 1, 0], [0, 2, 3900], [1, 1, 0], [1, 2, 4200], [1, 3, 4290]]);
+    assert.deepEqual(tests.usage, { requests: 3, promptTokens: 12996, cacheRead: 8490, cacheWrite: 4490, outputTokens: 100 });
   });
 
   it('links a running sub-agent by its progress line, else by its prompt; one not linked follows the session', () => {

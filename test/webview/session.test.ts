@@ -143,9 +143,12 @@ test('sub-agent files (Claude Code 2.x): nested under their calls, said in the h
   assert.match((await page.locator('.sv-header').textContent()) ?? '', /sub-agent files: 2 · 1 with problems · 0 not read/);
   const headers = page.locator('.sv-row[data-kind="thread"]');
   assert.deepEqual(await headers.allTextContents(), [
-    'sub-agentsub-agent Explore (a1b2c3d4e5f60718) · 4 messages · 1 pair ✓ · no problemsstarted by the call at row 2',
-    'sub-agentsub-agent general-purpose (a9e8d7c6b5a40312) · 6 messages · 1 pair · 2 orphaned · 2 problemsstarted by the call at row 2',
+    'sub-agentsub-agent Explore (a1b2c3d4e5f60718) · 4 messages · 1 pair ✓ · no problems · log: 2 requests, 3,900 cache read, 4,020 writtenstarted by the call at row 2',
+    'sub-agentsub-agent general-purpose (a9e8d7c6b5a40312) · 6 messages · 1 pair · 2 orphaned · 2 problems · log: 3 requests, 8,490 cache read, 4,490 writtenstarted by the call at row 2',
   ]);
+  // Each request of a sub-agent's log: its cache chip at its row, from that file's own figures.
+  const answer = view.rows.findIndex((r) => r.kind === 'message' && r.file === 1 && r.text.startsWith('One test fails'));
+  assert.match((await page.locator(`.sv-row[data-index="${answer}"] .sv-cache`).textContent()) ?? '', /cache 4,290 read · 200 written/);
   const orphan = view.rows.findIndex((r) => r.kind === 'message' && r.file === 1 && r.tools.some((t) => t.state === 'orphan-result'));
   await page.locator(`.sv-row[data-index="${orphan}"]`).click();
   await page.locator('.sv-detail .sv-finding').first().click();

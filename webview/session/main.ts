@@ -5,7 +5,7 @@
  * in full beside it. Every transcript string goes in through `textContent`.
  */
 import './session.css';
-import { isSessionHostMessage, SESSION_PROTOCOL_VERSION, type SessionView, type SessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
+import { cacheOf, isSessionHostMessage, SESSION_PROTOCOL_VERSION, type SessionView, type SessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
 import { detailOf, fileTag, headerOf, rowElement } from './parts';
 import { el } from '../dom';
 import { keyTarget, nextPosition, visibleRows, windowOf, type Filters } from './navigate';
@@ -135,7 +135,7 @@ class SessionPage {
       if (next.has(p)) continue;
       const index = this.visible[p]!;
       const data = view.rows[index]!;
-      const cache = data.kind === 'thread' || data.cache === undefined ? undefined : view.summary.cache[data.cache - 1];
+      const cache = cacheOf(view, data);
       const row = rowElement(data, index, p === this.selected, (target) => this.selectRow(target), cache);
       row.style.transform = `translateY(${p * ROW_HEIGHT}px)`;
       row.addEventListener('click', () => this.select(p));

@@ -3,7 +3,7 @@
  * row in full (text with its real line breaks, each tool call's input folded
  * behind its size, its result beside it, the pair linked both ways).
  */
-import type { RowFinding, RowTool, SessionView, SessionWebviewMessage, TimelineRow } from '../../src/shared/session-protocol';
+import { cacheOf, type RowFinding, type RowTool, type SessionView, type SessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
 import { isClean, pairsText } from '../../src/shared/session-text';
 import { el } from '../dom';
 import { isProblem, sizeText } from './navigate';
@@ -100,7 +100,9 @@ function toolChip(tool: RowTool, onPartner: (row: number) => void): HTMLElement 
 function threadText(row: Extract<TimelineRow, { kind: 'thread' }>): string {
   if (row.unread !== undefined) return `${row.label} · ${row.unread}`;
   const problems = row.problems === undefined ? '' : ` · ${row.problems === 0 ? 'no problems' : plural(row.problems, 'problem')}`;
-  return `${row.label} · ${plural(row.messages, 'message')} · ${pairsText(row.pairs)}${problems}`;
+  const u = row.usage;
+  const usage = u ? ` · log: ${plural(u.requests, 'request')}, ${number(u.cacheRead)} cache read${u.cacheWrite === undefined ? '' : `, ${number(u.cacheWrite)} written`}` : '';
+  return `${row.label} · ${plural(row.messages, 'message')} · ${pairsText(row.pairs)}${problems}${usage}`;
 }
 
 /** One row of the timeline (fixed height: the text is a preview; the detail pane shows it all). Rows of a nested thread are indented. */
@@ -166,8 +168,8 @@ function toolDetail(view: SessionView, tool: RowTool, actions: DetailActions): H
 }
 
 /** The usage the log reports for this row's request, beside our prediction. */
-function cacheLine(view: SessionView, index: number | undefined): HTMLElement[] {
-  const c = index === undefined ? undefined : view.summary.cache[index - 1];
+function cacheLine(view: SessionView, row: TimelineRow): HTMLElement[] {
+  const c = cacheOf(view, row);
   return c ? [el('div', { className: `sv-cache-line${c.agreement === 'drop' ? ' sv-warning' : ''}`, text: `Cache: ${cacheText(c)}` })] : [];
 }
 
@@ -188,11 +190,11 @@ export function detailOf(view: SessionView, row: TimelineRow, index: number, act
   if (row.kind === 'step') {
     const open = el('button', { className: 'sv-link', text: view.textual ? 'Open this step in the inspector ↗' : 'The inspector needs the file as text (not a zip)' });
     open.addEventListener('click', () => view.textual && actions.post({ type: 'openStep', step: row.index, ...fileTag(row) }));
-    return [el('h2', { text: `Step ${row.index} · ${row.decision.toUpperCase()} · ${row.source}` }), open, ...cacheLine(view, row.cache), ...findingList(row.findings, view, row, actions)];
+    return [el('h2', { text: `Step ${row.index} · ${row.decision.toUpperCase()} · ${row.source}` }), open, ...cacheLine(view, row), ...findingList(row.findings, view, row, actions)];
   }
   const title = el('h2', { text: `${row.role} · row ${index + 1}${row.elision ? ' · compaction summary' : ''}${row.dropped ? ' · dropped by a rewrite' : ''}` });
   const text = el('pre', { className: 'sv-text', text: row.text + (row.size > row.text.length ? `\n… (${sizeText(row.size)} in all)` : '') });
   const reveal = el('button', { className: 'sv-link', text: 'Show in the file ↗' });
   reveal.addEventListener('click', () => row.range && view.textual && actions.post({ type: 'reveal', range: row.range, ...fileTag(row) }));
-  return [title, ...(view.textual && row.range ? [reveal] : []), ...cacheLine(view, row.cache), ...findingList(row.findings, view, row, actions), text, ...row.opaque.map((t) => el('div', { className: 'sv-muted', text: `[${t}]` })), ...row.tools.map((t) => toolDetail(view, t, actions))];
+  return [title, ...(view.textual && row.range ? [reveal] : []), ...cacheLine(view, row), ...findingList(row.findings, view, row, actions), text, ...row.opaque.map((t) => el('div', { className: 'sv-muted', text: `[${t}]` })), ...row.tools.map((t) => toolDetail(view, t, actions))];
 }

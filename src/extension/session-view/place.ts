@@ -10,12 +10,13 @@ import type { RowFinding, TimelineRow } from '../../shared/session-protocol';
 /**
  * Each request's usage at the row of the record that reports it: the step of
  * that request (a request log's line, a model event, a generation), else the
- * message written on that line (a Claude Code or Gemini CLI answer).
+ * message written on that line (a Claude Code or Gemini CLI answer); among
+ * the rows of one file (the session's, or a sub-agent's: `file`).
  */
-export function placeUsage(rows: TimelineRow[], cache: NonNullable<Report['session']>['cache']): void {
+export function placeUsage(rows: TimelineRow[], cache: NonNullable<Report['session']>['cache'], file: number | undefined): void {
   if (cache.length === 0) return;
   const byStart = (kind: TimelineRow['kind']) =>
-    rows.flatMap((r, i) => (r.kind === kind && r.file === undefined && r.range && r.range.end > r.range.start ? [{ i, start: r.range.start, end: r.range.end }] : [])).sort((x, y) => x.start - y.start);
+    rows.flatMap((r, i) => (r.kind === kind && r.file === file && r.range && r.range.end > r.range.start ? [{ i, start: r.range.start, end: r.range.end }] : [])).sort((x, y) => x.start - y.start);
   const steps = byStart('step');
   const messages = byStart('message');
   const taken = new Set<number>();

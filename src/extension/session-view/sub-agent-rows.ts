@@ -13,7 +13,7 @@ export function subAgentPieces(agents: readonly SubAgent[], main: Block, nested:
   const blocks = agents.map((agent, file) => {
     const report = agent.report;
     const block = blockOf(findingsByStep(report?.findings ?? []), report?.finalWindow, report?.steps ?? [], { thread: agent.thread.id, file });
-    const header = threadHeader(agent.thread, block, report?.session, { file, ...(agent.unread !== undefined && { unread: agent.unread }), ...(report && { problems: problemsOf(report) }) });
+    const header = threadHeader(agent.thread, block, report?.session, { file, ...(agent.unread !== undefined && { unread: agent.unread }), ...(report && { problems: problemsOf(report) }), ...(report?.session?.usage && { usage: report.session.usage }) });
     return { block, header };
   });
   const parentOf = parentFiles(agents);

@@ -140,8 +140,11 @@ export function sessionView(report: Report, textual: boolean): SessionView {
   const agents = report.subAgents ?? [];
   const rows = assembledRows(report, threads);
   placeFindings(rows, report.findings.filter((f) => f.step === undefined), undefined);
-  placeUsage(rows, report.session?.cache ?? []);
-  agents.forEach((agent, file) => placeFindings(rows, agent.report?.findings.filter((f) => f.step === undefined) ?? [], file));
+  placeUsage(rows, report.session?.cache ?? [], undefined);
+  agents.forEach((agent, file) => {
+    placeFindings(rows, agent.report?.findings.filter((f) => f.step === undefined) ?? [], file);
+    placeUsage(rows, agent.report?.session?.cache ?? [], file);
+  });
   const tools = new Set<string>();
   for (const row of rows) if (row.kind === 'message') for (const t of row.tools) tools.add(t.name);
   const listed = [...(threads ?? (agents.length > 0 ? [{ thread: { id: 1, label: 'main' } }] : [])).map((t) => t.thread), ...agents.map((a) => a.thread)];
@@ -155,6 +158,7 @@ export function sessionView(report: Report, textual: boolean): SessionView {
     threads: listed.map((t) => ({ id: t.id, label: t.label })),
     textual,
     files: agents.map((a) => a.file),
+    fileCache: agents.map((a) => a.report?.session?.cache ?? []),
   };
 }
 
@@ -188,7 +192,7 @@ function assembledRows(report: Report, threads: readonly ThreadWindow[] | undefi
 }
 
 /** A thread's header row: who it is and its counts. */
-export function threadHeader(thread: ThreadInfo, block: Block, counts: Pick<ThreadSummary, 'turns' | 'pairs'> | undefined, tag: RowTag & { readonly unread?: string; readonly problems?: number }): TimelineRow {
+export function threadHeader(thread: ThreadInfo, block: Block, counts: Pick<ThreadSummary, 'turns' | 'pairs'> | undefined, tag: RowTag & Pick<Extract<TimelineRow, { kind: 'thread' }>, 'unread' | 'problems' | 'usage'>): TimelineRow {
   return {
     kind: 'thread',
     ...tag,
