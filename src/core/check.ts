@@ -17,6 +17,7 @@ import { ThreadTally } from './file-threads';
 import { LineIndex, type SourceLine } from './text';
 import { UsageScanner } from './usage';
 import { WindowTracker } from './window-tracker';
+import { exactWindow, isShallow } from './formats/carry';
 import type { FormatAdapter, ThreadInfo, TranscriptEvent, TranscriptInput } from './transcript';
 import { collectUnreadParts, forkUnreadParts, unreadParts, unreadPartsFinding, type UnreadParts } from './unread-parts';
 
@@ -112,7 +113,12 @@ function onWindow(run: Run, window: ContextWindow, thread?: ThreadInfo): void {
 
 function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
   const index = run.steps.length + 1;
-  const verdict = judgeRewrite(rewrite, { context: run.context, ...(beforeFile !== undefined && { beforeFile }) }, run.windows.pairsOf(rewrite.before));
+  const options = { context: run.context, ...(beforeFile !== undefined && { beforeFile }) };
+  let verdict = judgeRewrite(rewrite, options, run.windows.pairsOf(rewrite.before));
+  // Windows of first readings (carry.ts `EXACT_WINDOW`) are judged again with their copies, for the findings' ranges.
+  if (verdict.findings.length > 0 && (isShallow(rewrite.before) || isShallow(rewrite.after))) {
+    verdict = judgeRewrite({ ...rewrite, before: exactWindow(rewrite.before), after: exactWindow(rewrite.after) }, options);
+  }
   run.tally.addStep(rewrite.before, rewrite.after);
   for (const f of verdict.findings) report(run, { ...f, step: index });
   run.steps.push({
@@ -160,7 +166,7 @@ interface Tracked {
  * Wraps an input so the line starts the adapter reads are recorded for the
  * report, and no line longer than `maxLineChars` reaches an adapter.
  */
-function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner): Tracked {
+function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner, firstReadings: boolean): Tracked {
   const index = new LineIndex();
   let text: string | undefined;
   let sawLines = false;
@@ -178,6 +184,7 @@ function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner)
     text: () => (text ??= input.text()),
     bytes: () => input.bytes(),
     parsed: (line, node) => usage.parsed(line, node),
+    firstReadings,
   };
   const lineStarts = () => {
     if (text === undefined && sawLines) return index.lineStarts();
@@ -289,7 +296,8 @@ function runTranscript(source: TranscriptInput, options: CheckOptions, context?:
   const limits = resolveLimits(source.limits, options.limits);
   const run = newRun(options, limits, context);
   const usage = new UsageScanner(adapter.id);
-  const tracked = trackLines(source, limits, usage);
+  // A check that keeps no windows lets a request log's reader leave carried messages as first read.
+  const tracked = trackLines(source, limits, usage, !options.keepRewrites);
   readAll(run, adapter, tracked, usage);
   return { report: finishRun(run, adapter, source.file, tracked.lineStarts(), usage), run, usage };
 }
@@ -315,8 +323,8 @@ export function checkAgainst(oldInput: CheckInput, newInput: CheckInput, options
   const context = createEngineContext(options.tokens ?? 'o200k_base');
   const older = runTranscript(toInput(oldInput), options, context);
   const newer = runTranscript(toInput(newInput), options, context);
-  const oldWindow = older.run.finalWindow;
-  const newWindow = newer.run.finalWindow;
+  const oldWindow = older.run.finalWindow && exactWindow(older.run.finalWindow);
+  const newWindow = newer.run.finalWindow && exactWindow(newer.run.finalWindow);
   if (oldWindow && newWindow) {
     const before: ContextWindow = { ...oldWindow, boundary: oldWindow.messages.length };
     const range = newWindow.source ?? newWindow.messagesSource;

@@ -53,6 +53,13 @@ export interface TranscriptInput {
    * parsing the line again (usage.ts).
    */
   readonly parsed?: (line: SourceLine, node: JsonNode) => void;
+  /**
+   * The reader may hand windows whose messages carried over from an earlier
+   * line are those first readings, not copies located in the window's line
+   * (formats/carry.ts `EXACT_WINDOW`: such a window builds its copies when
+   * asked). Set by a check that keeps no windows.
+   */
+  readonly firstReadings?: boolean;
 }
 
 export interface FormatAdapter {

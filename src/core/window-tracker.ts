@@ -9,6 +9,7 @@
  */
 import { extendedLookup, extendPairs, extensionWindowFindings, isExtension, type PairLookup } from './append-step';
 import { extendsMessages } from './formats/native-object';
+import { exactWindow, isShallow } from './formats/carry';
 import { pairsOf, type EngineContext } from './context';
 import { eachIdentity, identityName, IdentitySet, type Finding } from './findings';
 import type { ContextWindow, ToolPair } from './model';
@@ -59,8 +60,21 @@ export class WindowTracker {
     return collected((emit) => this.nextEach(window, emit));
   }
 
-  /** `next`'s findings handed to `emit` one by one. */
+  /**
+   * `next`'s findings handed to `emit` one by one. A window of first readings
+   * (carry.ts `EXACT_WINDOW`) that has fresh findings is checked again as its
+   * exact window, so that their ranges are in its line.
+   */
   nextEach(window: ContextWindow, emit: Emit): void {
+    if (!isShallow(window)) return this.nextOf(window, emit);
+    const saved = { keys: this.keys.clone(), window: this.window, pairs: this.pairs };
+    const fresh = collected((found) => this.nextOf(window, found));
+    if (fresh.length === 0) return;
+    Object.assign(this, saved);
+    this.nextOf(exactWindow(window), emit);
+  }
+
+  private nextOf(window: ContextWindow, emit: Emit): void {
     if (!(this.incremental && this.extension(window, emit))) this.full(window, emit);
     this.window = window;
   }

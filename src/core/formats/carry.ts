@@ -11,7 +11,7 @@
  * binary search when its history changed somewhere.
  */
 import type { JsonNode, JsonProperty, SkippedItems } from '../json/parse';
-import { CARRIED_FROM, type Block, type Message, type ToolCall, type ToolResult } from '../model';
+import { CARRIED_FROM, type Block, type ContextWindow, type Message, type ToolCall, type ToolResult } from '../model';
 import { partitionPoint } from '../../shared/search';
 import type { SourceRange } from '../text';
 
@@ -21,8 +21,51 @@ export interface CarrySource {
   readonly text: string;
   /** Its offset in the file. */
   readonly base: number;
-  /** The messages read from its messages array, one per element, in order (their `source` is the element's range). */
+  /** The messages read from its messages array, one per element, in order. */
   readonly items: readonly Message[];
+  /**
+   * Where each element is in the line, relative to `base`: start and end of
+   * element k at 2k and 2k + 1. (An item carried without a copy keeps the
+   * range of the line it was first read in: see `EXACT_WINDOW`.)
+   */
+  readonly spans: readonly number[];
+}
+
+/** The spans of a line's elements: those carried from `from` (the first `count`), then the items read from the line. */
+export function carrySpans(from: CarrySource | undefined, count: number, items: readonly Message[], base: number): number[] {
+  const spans = from ? from.spans.slice(0, 2 * count) : [];
+  for (let k = count; k < items.length; k++) {
+    const range = items[k]?.source;
+    spans.push(range ? range.start - base : -1, range ? range.end - base : -1);
+  }
+  return spans;
+}
+
+/**
+ * A window whose carried messages are their first readings, not copies moved
+ * to its line (a check that keeps no windows asks for these: the copies of
+ * every carried message, line after line, were most of its time) holds, under
+ * this key, how to build the window with the copies: the exact ranges, for
+ * the rare windows and steps that have something to report.
+ */
+export const EXACT_WINDOW: unique symbol = Symbol('exactWindow');
+
+type WithExact = ContextWindow & { readonly [EXACT_WINDOW]?: () => ContextWindow };
+
+/** `window` with the way to build its exact version (not enumerable: spreads and JSON do not carry it). */
+export function withExact(window: ContextWindow, exact: () => ContextWindow): ContextWindow {
+  let built: ContextWindow | undefined;
+  return Object.defineProperty(window, EXACT_WINDOW, { value: () => (built ??= exact()) });
+}
+
+/** The window with every range in its own line: itself, unless its carried messages are first readings. */
+export function exactWindow(window: ContextWindow): ContextWindow {
+  return (window as WithExact)[EXACT_WINDOW]?.() ?? window;
+}
+
+/** True when the window's carried messages are first readings (`EXACT_WINDOW`). */
+export function isShallow(window: ContextWindow): boolean {
+  return (window as WithExact)[EXACT_WINDOW] !== undefined;
 }
 
 /** The leading elements of the new line's messages array that repeat the previous line's. */
@@ -57,19 +100,24 @@ export function planCarry(source: CarrySource | undefined, text: string): CarryP
 }
 
 function relativeStart(source: CarrySource, k: number): number | undefined {
-  const range = source.items[k]?.source;
-  return range ? range.start - source.base : undefined;
+  const start = source.spans[2 * k];
+  return start === undefined || start < 0 ? undefined : start;
 }
 
 function relativeEnd(source: CarrySource, k: number): number | undefined {
-  const range = source.items[k]?.source;
-  return range ? range.end - source.base : undefined;
+  const end = source.spans[2 * k + 1];
+  return end === undefined || end < 0 ? undefined : end;
 }
 
-/** The carried messages, moved to the new line: every range shifted by `delta`, the array range replaced by `container`. */
-export function carryMessages(source: CarrySource, count: number, delta: number, container: SourceRange | undefined): Message[] {
+/** The carried messages, moved to the new line (at `base`): every range shifted to the element's place, the array range replaced by `container`. */
+export function carryMessages(source: CarrySource, count: number, base: number, container: SourceRange | undefined): Message[] {
   const out = new Array<Message>(count);
-  for (let k = 0; k < count; k++) out[k] = carryMessage(source.items[k] as Message, delta, container);
+  for (let k = 0; k < count; k++) {
+    const message = source.items[k] as Message;
+    // The element's bytes sit at the same place in the new line as in the previous one.
+    const delta = base + (source.spans[2 * k] ?? 0) - (message.source?.start ?? 0);
+    out[k] = carryMessage(message, delta, container);
+  }
   return out;
 }
 

@@ -27,6 +27,7 @@ import { opaqueValue, partsToBlocks, textMessage } from './provider-common';
 import { classifyProviderHead } from './provider-sniff';
 import type { Continuation, LoggedExchange, ParsedRequest, ProviderCodec } from './request-log';
 import { consumedWindow, readRequestLog, requestLogLines } from './request-log';
+import { exactWindow, isShallow, withExact } from './carry';
 
 export const openaiResponsesCodec: ProviderCodec = {
   format: 'openai-responses',
@@ -172,11 +173,16 @@ function continueResponses(previous: LoggedExchange | undefined, current: Parsed
   // The first request of a log starts wherever the state is; its window carries `serverState`.
   if (!previous) return { kind: 'self-contained' };
   if (!continues(previous, state)) return { kind: 'unknown-state', reason: `${state.kind} ${state.id} is not the previous request's state` };
+  const continued = (before: ContextWindow, window: ContextWindow): ContextWindow => {
+    const history = before.messages.slice(previous.request.preamble);
+    const own = window.messages;
+    const messages = [...own.slice(0, current.preamble), ...history, ...own.slice(current.preamble)];
+    return { ...window, messages, boundary: messages.length };
+  };
   const before = consumedWindow(previous);
-  const history = before.messages.slice(previous.request.preamble);
-  const own = current.window.messages;
-  const messages = [...own.slice(0, current.preamble), ...history, ...own.slice(current.preamble)];
-  return { kind: 'continued', window: { ...current.window, messages, boundary: messages.length } };
+  const window = continued(before, current.window);
+  if (!isShallow(before) && !isShallow(current.window)) return { kind: 'continued', window };
+  return { kind: 'continued', window: withExact(window, () => continued(exactWindow(before), exactWindow(current.window))) };
 }
 
 function continues(previous: LoggedExchange, state: ServerState): boolean {

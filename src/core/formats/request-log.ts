@@ -27,7 +27,7 @@ import { finding } from '../findings';
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import { parseJson } from '../json/parse';
 import { asObject, asString, prop, propString, rangeOf } from '../json/nodes';
-import { carryMessages, planCarry, type CarryPlan, type CarrySource } from './carry';
+import { carryMessages, carrySpans, exactWindow, isShallow, planCarry, withExact, type CarryPlan, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message } from '../model';
 import type { SourceLine, SourceRange } from '../text';
 import { readByLines, type LineReader, type ThreadInfo, type TranscriptEvent, type TranscriptInput } from '../transcript';
@@ -112,7 +112,7 @@ type RecordOrFinding = { readonly record: LogRecord } | { readonly finding: Find
 /** Reads a file of this provider's requests as one window or a request log. */
 export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): Generator<TranscriptEvent> {
   if (!isWholeJson(input)) {
-    yield* readByLines(input, new RequestLogLines(codec, input.parsed));
+    yield* readByLines(input, new RequestLogLines(codec, input));
     return;
   }
   const threads = new Threads();
@@ -136,8 +136,8 @@ export function requestLogLines(file: string, firstLine: string, codec: () => Pr
 class RequestLogLines implements LineReader {
   constructor(
     private readonly codec: ProviderCodec,
-    /** Told each line's parsed value (`TranscriptInput.parsed`). */
-    private readonly parsed: TranscriptInput['parsed'] = undefined,
+    /** What the input asks of its reader: to be told each line's parsed value, windows without copies. */
+    private readonly asked: Pick<TranscriptInput, 'parsed' | 'firstReadings'> = {},
     private readonly threads = new Threads(),
     private readonly skips: Skips = { unseen: new Unseen() },
     private carry: CarrySource | undefined = undefined,
@@ -148,8 +148,8 @@ class RequestLogLines implements LineReader {
     if (line.text.trim() === '') return [];
     const read = parsedLine(line, ++this.ordinal, this.codec.carrier ? this.carry : undefined);
     if ('finding' in read) return [{ kind: 'finding', finding: read.finding }];
-    this.parsed?.(line, read.record.node);
-    const outcome = judgeRecord(read.record, this.threads, this.codec, this.skips);
+    this.asked.parsed?.(line, read.record.node);
+    const outcome = judgeRecord(read.record, this.threads, this.codec, this.skips, this.asked.firstReadings === true);
     if (outcome.request) this.carry = outcome.carry;
     return outcome.events;
   }
@@ -159,7 +159,7 @@ class RequestLogLines implements LineReader {
   }
 
   fork(): LineReader {
-    return new RequestLogLines(this.codec.fork?.() ?? this.codec, this.parsed, this.threads.clone(), { unseen: this.skips.unseen.clone() }, this.carry, this.ordinal);
+    return new RequestLogLines(this.codec.fork?.() ?? this.codec, this.asked, this.threads.clone(), { unseen: this.skips.unseen.clone() }, this.carry, this.ordinal);
   }
 }
 
@@ -185,8 +185,13 @@ function nextOutcome(records: Iterator<RecordOrFinding>, threads: Threads, codec
   return judgeRecord(item.value.record, threads, codec, skips);
 }
 
-/** The events of one record: the step against the last request of its thread (if any), then the request's window. */
-function judgeRecord(record: LogRecord, threads: Threads, codec: ProviderCodec, skips: Skips): RecordOutcome {
+/**
+ * The events of one record: the step against the last request of its thread
+ * (if any), then the request's window. `firstReadings`: carried messages are
+ * left as they were first read, the windows say how to build their copies
+ * (carry.ts `EXACT_WINDOW`).
+ */
+function judgeRecord(record: LogRecord, threads: Threads, codec: ProviderCodec, skips: Skips, firstReadings = false): RecordOutcome {
   const exchange = exchangeOf(record, codec);
   if ('skip' in exchange) {
     const line = () => (record.line ? record.line.source.index + 1 : lineAt(skips.text?.() ?? '', record.range.start));
@@ -196,9 +201,9 @@ function judgeRecord(record: LogRecord, threads: Threads, codec: ProviderCodec, 
   if (record.carried && record.line && record.carried.array !== codec.carrier?.messagesArray(exchange.request)) {
     // The skipped elements were not this request's messages: read the line in full.
     const full = parsedLine(record.line.source, record.ordinal, undefined);
-    return 'record' in full ? judgeRecord(full.record, threads, codec, skips) : { events: [{ kind: 'finding', finding: full.finding }] };
+    return 'record' in full ? judgeRecord(full.record, threads, codec, skips, firstReadings) : { events: [{ kind: 'finding', finding: full.finding }] };
   }
-  const { current, carry } = readCurrent(record, exchange.request, codec);
+  const { current, carry } = readCurrent(record, exchange.request, codec, firstReadings);
   const { thread, continuation } = threads.place(current, codec);
   const events: TranscriptEvent[] = [];
   if (continuation.kind === 'unknown-state') {
@@ -217,13 +222,21 @@ function judgeRecord(record: LogRecord, threads: Threads, codec: ProviderCodec, 
 }
 
 /** Reads the request of a record, with the messages the parser skipped carried over from the previous line. */
-function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec): { current: ParsedRequest; carry?: CarrySource } {
+function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec, firstReadings: boolean): { current: ParsedRequest; carry?: CarrySource } {
   const carrier = codec.carrier;
   if (!carrier || !record.line) return { current: codec.readRequest(body) };
   const { line, carried } = record;
-  const messages = carried ? carryMessages(carried.from, carried.plan.count, line.base - carried.from.base, rangeOf(carried.array)) : [];
-  const read = carrier.readRequest(body, messages);
-  return { current: read.request, carry: { text: line.text, base: line.base, items: read.items } };
+  const count = carried?.plan.count ?? 0;
+  const container = carried && rangeOf(carried.array);
+  const copies = () => (carried ? carryMessages(carried.from, count, line.base, container) : []);
+  const read = carrier.readRequest(body, carried && firstReadings ? carried.from.items.slice(0, count) : copies());
+  const carry = { text: line.text, base: line.base, items: read.items, spans: carrySpans(carried?.from, count, read.items, line.base) };
+  if (!carried || !firstReadings) return { current: read.request, carry };
+  // The carried messages are the tail's `items` first `count`; the window holds them after its leading messages.
+  const window = read.request.window;
+  const at = window.messages.length - read.items.length;
+  const exact = () => ({ ...window, messages: [...window.messages.slice(0, at), ...copies(), ...window.messages.slice(at + count)] });
+  return { current: { ...read.request, window: withExact(window, exact) }, carry };
 }
 
 export function loggedExchange(request: ParsedRequest, response: JsonNode | undefined, codec: ProviderCodec): LoggedExchange {
@@ -238,9 +251,12 @@ export function loggedExchange(request: ParsedRequest, response: JsonNode | unde
 
 /** The previous request plus its response, everything consumed. */
 export function consumedWindow(exchange: LoggedExchange): ContextWindow {
+  const consumed = (window: ContextWindow): ContextWindow => {
+    const messages = exchange.response.length > 0 ? [...window.messages, ...exchange.response] : window.messages;
+    return { ...window, messages, boundary: messages.length, live: false };
+  };
   const window = exchange.request.window;
-  const messages = exchange.response.length > 0 ? [...window.messages, ...exchange.response] : window.messages;
-  return { ...window, messages, boundary: messages.length, live: false };
+  return isShallow(window) ? withExact(consumed(window), () => consumed(exactWindow(window))) : consumed(window);
 }
 
 /** A conversation of a log, as its windows are tagged. */

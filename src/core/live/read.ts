@@ -8,7 +8,7 @@
  */
 import { parseJson, type JsonObject } from '../json/parse';
 import { asObject, rangeOf } from '../json/nodes';
-import { carryMessages, planCarry, type CarrySource } from '../formats/carry';
+import { carryMessages, carrySpans, planCarry, type CarrySource } from '../formats/carry';
 import type { ParsedRequest, ProviderCodec } from '../formats/request-log';
 
 export type ReadOutcome =
@@ -51,7 +51,7 @@ export class RequestReader {
   private readAndKeep(codec: ProviderCodec, object: JsonObject, body: string, carried: Parameters<NonNullable<ProviderCodec['carrier']>['readRequest']>[1]): ParsedRequest {
     if (!codec.carrier) return codec.readRequest(object);
     const read = codec.carrier.readRequest(object, carried);
-    this.sources.unshift({ text: body, base: 0, items: read.items });
+    this.sources.unshift({ text: body, base: 0, items: read.items, spans: carrySpans(undefined, 0, read.items, 0) });
     if (this.sources.length > SOURCES) this.sources.pop();
     return read.request;
   }
