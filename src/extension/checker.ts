@@ -1,8 +1,12 @@
 /**
- * Where a check runs: small documents inline, documents over
- * `prefixLens.workerThresholdBytes` in a worker thread (dist/worker.js) so the
- * extension host never blocks. Only `Sessions` asks it (it decides when).
- * A status bar item shows checks that take long.
+ * Where a check runs: small documents inline; an open document over
+ * `prefixLens.workerThresholdBytes` on this thread in small slices between
+ * other work (a keystroke never waits for more than one slice, and the report
+ * needs no copy from another thread: copying a 20 MB log's report with its
+ * windows out of a worker took longer than checking it); a comparison or a
+ * file on disk over it in a worker thread (dist/worker.js). Only `Sessions`
+ * and the session view ask it (they decide when). A status bar item shows
+ * checks that take long.
  */
 import * as vscode from 'vscode';
 import { Worker } from 'node:worker_threads';
@@ -12,11 +16,19 @@ import { checkRequest, type CheckRequest, type DocumentFollower, type Report, re
 /** A check running longer than this shows the status bar item. */
 const STATUS_DELAY_MS = 250;
 
+/** Characters of a large document read between two pauses: about one request of a large log, a few ms to tens of ms. */
+export const SLICE_CHARS = 1 << 16;
+
+const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class Checker implements vscode.Disposable {
   private readonly status = vscode.window.createStatusBarItem('prefixLens.progress', vscode.StatusBarAlignment.Left, 100);
   private running = 0;
-  /** How many checks ran where (tests read it through the extension's API); `followed`: inline, only the appended lines read. */
-  readonly stats = { inline: 0, worker: 0, followed: 0, failures: [] as string[] };
+  /**
+   * How many checks ran where (tests read it through the extension's API); `followed`: inline, only
+   * the appended lines read; `sliced`: a large document read in slices between other work.
+   */
+  readonly stats = { inline: 0, worker: 0, followed: 0, sliced: 0, failures: [] as string[] };
 
   constructor(private readonly workerScript: string) {
     this.status.name = 'Prefix Lens: checking';
@@ -25,11 +37,11 @@ export class Checker implements vscode.Disposable {
   /**
    * Checks a document followed as it grows: after an append, only the new
    * lines are read, inline (however large the document, unless the append
-   * itself is over `thresholdBytes`). Otherwise the whole
-   * document is read by `check`'s rule; after a check in a worker the
-   * follower reads it in slices between other work, for the next append.
+   * itself is over `thresholdBytes`). Otherwise the whole document is read:
+   * inline under `thresholdBytes`, else in slices between other work.
+   * Undefined when a later check of the document took over the read.
    */
-  async follow(request: TranscriptRequest, thresholdBytes: number, follow: { readonly follower: DocumentFollower; readonly version: number; readonly editedAt: number }): Promise<Report> {
+  async follow(request: TranscriptRequest, thresholdBytes: number, follow: { readonly follower: DocumentFollower; readonly version: number; readonly editedAt: number }): Promise<Report | undefined> {
     const { follower, version, editedAt } = follow;
     if (follower.follows(request, editedAt) && request.text.length - follower.position < thresholdBytes) {
       this.stats.followed++;
@@ -39,27 +51,33 @@ export class Checker implements vscode.Disposable {
       this.stats.inline++;
       return follower.check(request, version, editedAt);
     }
-    const report = await this.check(request, thresholdBytes);
-    void follower.readInSlices(request, version, () => new Promise((resolve) => setImmediate(resolve)));
-    return report;
+    this.stats.sliced++;
+    return this.showingProgress(request, () => follower.readInSlices(request, version, pause, SLICE_CHARS));
   }
 
   /** Checks a request; in a worker when the text is at least `thresholdBytes` long (UTF-16 units ≈ bytes). */
   async check(request: CheckRequest, thresholdBytes: number): Promise<Report> {
+    if (requestSize(request).length < thresholdBytes) {
+      this.stats.inline++;
+      return checkRequest(request);
+    }
+    this.stats.worker++;
+    return this.showingProgress(request, () =>
+      this.inWorker(request).catch((error: unknown) => {
+        this.stats.failures.push(String(error));
+        throw error;
+      }),
+    );
+  }
+
+  /** Runs a long check with the status bar item shown once it has taken `STATUS_DELAY_MS`. */
+  private async showingProgress<T>(request: CheckRequest, run: () => Promise<T>): Promise<T> {
     const { file, length } = requestSize(request);
     const label = file.split(/[\\/]/).pop() ?? file;
     const timer = setTimeout(() => this.showProgress(label, length), STATUS_DELAY_MS);
     this.running++;
     try {
-      if (length >= thresholdBytes) {
-        this.stats.worker++;
-        return await this.inWorker(request).catch((error: unknown) => {
-          this.stats.failures.push(String(error));
-          throw error;
-        });
-      }
-      this.stats.inline++;
-      return checkRequest(request);
+      return await run();
     } finally {
       clearTimeout(timer);
       if (--this.running === 0) this.status.hide();
@@ -68,7 +86,7 @@ export class Checker implements vscode.Disposable {
 
   private showProgress(label: string, size: number): void {
     this.status.text = `$(sync~spin) Prefix Lens: checking ${label} (${(size / 1e6).toFixed(1)} MB)`;
-    this.status.tooltip = 'Prefix Lens is checking a large transcript in a worker thread';
+    this.status.tooltip = 'Prefix Lens is checking a large transcript, between other work';
     this.status.show();
   }
 

@@ -189,24 +189,29 @@ export class DocumentFollower {
   }
 
   /**
-   * Reads a large document in slices (after its check ran in a worker), so the
-   * next append is read on its own; `pause` lets other work run between slices.
-   * Stops quietly when the text is not a transcript.
+   * The report of a large document, read in slices so other work runs between
+   * them (`pause`); what was read stays for the next append. Undefined when a
+   * check of the document started meanwhile took over (it reads it itself).
+   * Throws as `check` does (the text is not a transcript).
    */
-  async readInSlices(request: TranscriptRequest, version: number, pause: () => Promise<void>, slice = 1 << 20): Promise<void> {
+  async readInSlices(request: TranscriptRequest, version: number, pause: () => Promise<void>, slice = 1 << 20): Promise<Report | undefined> {
     this.restart(request);
     const follower = this.follower as Follower;
     this.busy = true;
     try {
-      for (let at = 0; at < request.text.length && this.follower === follower; at += slice) {
+      for (let at = 0; at < request.text.length; at += slice) {
         await pause();
-        if (this.follower !== follower) return;
+        if (this.follower !== follower) return undefined;
         follower.read(request.text.slice(at, at + slice));
         this.bytes += Buffer.byteLength(request.text.slice(at, at + slice), 'utf8');
       }
+      await pause();
+      if (this.follower !== follower) return undefined;
       this.readUpTo(request.text, version);
-    } catch {
-      this.follower = undefined;
+      return follower.report();
+    } catch (error) {
+      if (this.follower === follower) this.follower = undefined;
+      throw error;
     } finally {
       if (this.follower === follower) this.busy = false;
     }

@@ -111,6 +111,11 @@ export class Session {
   }
 }
 
+/** A document's length, without copying its text (as `getText()` would, on every keystroke). */
+function documentLength(document: vscode.TextDocument): number {
+  return document.offsetAt(document.lineAt(document.lineCount - 1).range.end);
+}
+
 function tabUris(tab: vscode.Tab): vscode.Uri[] {
   const input = tab.input;
   if (input instanceof vscode.TabInputText) return [input.uri];
@@ -188,7 +193,7 @@ export class Sessions implements vscode.Disposable {
       const request = { kind: 'transcript', file, text: session.document.getText(), tokens: settings.tokens, limits: settings.limits } as const;
       const follow = { follower: session.follower, version, editedAt: session.editedAt };
       const report = await this.checker.follow(request, settings.workerThresholdBytes, follow);
-      if (session.checksStarted !== started || session.document.version !== version || this.get(session.uri) !== session) return;
+      if (!report || session.checksStarted !== started || session.document.version !== version || this.get(session.uri) !== session) return;
       session.setReport(report, version);
       this.updated.fire(session);
     } catch (error) {
@@ -227,7 +232,7 @@ export class Sessions implements vscode.Disposable {
 
   private changed(e: vscode.TextDocumentChangeEvent): void {
     const session = this.get(e.document.uri);
-    const length = e.document.getText().length;
+    const length = documentLength(e.document);
     const appended = e.contentChanges.every((c) => c.rangeLength === 0 && c.rangeOffset + c.text.length === length);
     if (session && !appended) session.editedAt = e.document.version;
     // A clean document that gained text at its end by no edit, undo or redo: a writer appended to the file.

@@ -58,18 +58,18 @@ describe('DocumentFollower', () => {
     assert.match(checkRequest(request(upTo(30), limits)).stopped?.reason ?? '', /maxFileBytes/);
   });
 
-  it('a large document read in slices (after a worker check) follows its next append; a check meanwhile starts over', async () => {
+  it('a large document read in slices gives checkRequest\'s report and follows its next append; a check meanwhile takes over', async () => {
     const follower = new DocumentFollower();
     const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
     const reading = follower.readInSlices(request(upTo(40)), 1, pause, 4096);
     assert.equal(follower.follows(request(upTo(41)), -1), false, 'not while reading');
-    await reading;
+    assert.deepEqual(await reading, checkRequest(request(upTo(40))));
     assert.equal(follower.follows(request(upTo(41)), -1), true);
     assert.deepEqual(follower.check(request(upTo(41)), 2, -1), checkRequest(request(upTo(41))));
 
     const again = follower.readInSlices(request(upTo(40)), 3, pause, 4096);
     assert.deepEqual(follower.check(request(upTo(30)), 4, 4), checkRequest(request(upTo(30))), 'a check during the read');
-    await again;
+    assert.equal(await again, undefined, 'the superseded read gives no report');
     assert.equal(follower.position, upTo(30).length, 'the superseded read stopped');
     assert.equal(follower.follows(request(upTo(31)), -1), true);
   });
