@@ -110,6 +110,8 @@ test('"Prefix Lens: Open Session View" shows a real Claude Code session as a tim
   await page.goto(workbenchUrl(server!, { folder: join(REPO_ROOT, 'examples'), extensionDevelopmentPath: [REPO_ROOT], openFile: session }), { waitUntil: 'commit', timeout: 180_000 });
   await page.locator('.monaco-editor .view-lines', { hasText: 'parentUuid' }).first().waitFor();
   await page.locator('.monaco-editor .view-lines').first().click();
+  // The status bar item of the active transcript (a click on it opens the session view too).
+  await page.locator('.statusbar-item', { hasText: 'claude-code · 1 rewrite (1 defer) · 3 pairs ✓' }).first().waitFor();
   await runCommand('Prefix Lens: Open Session View');
   const { frame, text } = await webviewText('DEFER');
   assert.match(text, /claude-code · claude-opus-4-6/);
