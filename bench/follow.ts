@@ -112,6 +112,7 @@ function formatResults(): BenchResult[] {
     const follower = new Follower(file, options);
     follower.append(head);
     const appends = lines.slice(-APPENDS).map((l) => cpuMs(() => follower.append(l)));
+    process.stderr.write(`follow ${name}: appends median ${median(appends).toFixed(1)} ms, max ${Math.max(...appends).toFixed(1)} ms CPU\n`);
     const text = lines.join('');
     const full = [0, 1, 2].map(() => cpuMs(() => checkTranscript({ file, text }, options)));
     const report = checkTranscript({ file, text }, options);
@@ -149,6 +150,8 @@ async function onDisk(): Promise<BenchResult> {
     times[which].push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   fs.rmSync(dir, { recursive: true, force: true });
+  const spread = (xs: readonly number[]) => `median ${median(xs).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms over ${xs.length}`;
+  process.stderr.write(`follow on disk: appends read from the file ${spread(times.follow)}; full re-checks ${spread(times.full)}\n`);
   return result('follow.on-disk.append-to-report', median(times.follow), 'ms', median(times.full));
 }
 
