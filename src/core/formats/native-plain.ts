@@ -16,9 +16,12 @@ function isRecord(value: unknown): value is Record {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
 /** An own enumerable property, as `fromValue` sees it (`undefined` when it would leave it out). */
 function own(value: Record, key: string): unknown {
-  return Object.prototype.propertyIsEnumerable.call(value, key) ? value[key] : undefined;
+  const v = value[key];
+  return v !== undefined && isEnumerable.call(value, key) ? v : undefined;
 }
 
 function ownString(value: Record, key: string): string | undefined {
@@ -45,7 +48,7 @@ export function readPlainMessage(value: unknown): Message | undefined {
       if (call) blocks.push(call);
     }
   }
-  return { role: role as Role, blocks, ...(own(value, 'elision') === true && { elision: true }) };
+  return own(value, 'elision') === true ? { role: role as Role, blocks, elision: true } : { role: role as Role, blocks };
 }
 
 function contentBlocks(message: Record): Block[] {
@@ -83,13 +86,9 @@ function toolCall(node: unknown): ToolCall | undefined {
   const schemaVersion = versionOf(own(node, 'schema_version'));
   const input = own(node, 'input');
   const args = own(node, 'arguments');
-  return {
-    kind: 'tool_call',
-    id,
-    name,
-    input: input !== undefined ? fromValue(input) : args !== undefined ? fromValue(args) : undefined,
-    ...(schemaVersion !== undefined && { schemaVersion }),
-  };
+  const call: { -readonly [K in keyof ToolCall]: ToolCall[K] } = { kind: 'tool_call', id, name, input: input !== undefined ? fromValue(input) : args !== undefined ? fromValue(args) : undefined };
+  if (schemaVersion !== undefined) call.schemaVersion = schemaVersion;
+  return call;
 }
 
 function toolMessageBlocks(message: Record): Block[] {
@@ -101,11 +100,8 @@ function result(node: Record, callId: string): ToolResult {
   const value = own(node, 'content');
   const content = value === undefined ? undefined : fromValue(value);
   const name = ownString(node, 'name');
-  return {
-    kind: 'tool_result',
-    callId,
-    content: content?.type === 'null' ? undefined : content,
-    ...(name !== undefined && { name }),
-    ...(own(node, 'is_error') === true && { isError: true }),
-  };
+  const read: { -readonly [K in keyof ToolResult]: ToolResult[K] } = { kind: 'tool_result', callId, content: content?.type === 'null' ? undefined : content };
+  if (name !== undefined) read.name = name;
+  if (own(node, 'is_error') === true) read.isError = true;
+  return read;
 }
