@@ -183,7 +183,7 @@ function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner,
     },
     text: () => (text ??= input.text()),
     bytes: () => input.bytes(),
-    parsed: (line, node) => usage.parsed(line, node),
+    parsed: (line, node, shared) => usage.parsed(line, node, shared),
     firstReadings,
   };
   const lineStarts = () => {

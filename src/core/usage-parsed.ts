@@ -30,15 +30,52 @@ const USAGE_WORDS = /usage|turn_context|token_count/;
 /** A `\u` escape of a character of `"cache_control"` / `"cachePoint"` (a quote or an ASCII letter): the text alone cannot tell. */
 const ASCII_ESCAPE = /\\u00(?:22|[4-7][0-9a-fA-F])/;
 
-export function parsedRecord(node: JsonNode, line: SourceLine): ParsedUsage | undefined {
+/**
+ * First occurrences of strings in a line's text, found from those in an
+ * earlier line whose first `shared` characters it repeats (a request log's
+ * carried history): only the part after them is searched.
+ */
+export class LineScan {
+  private readonly found = new Map<string, number>();
+
+  constructor(
+    readonly text: string,
+    private previous: LineScan | undefined = undefined,
+    private readonly shared = 0,
+  ) {}
+
+  /** The index of the first occurrence of `needle`, -1 when none. */
+  first(needle: string): number {
+    let at = this.found.get(needle);
+    if (at === undefined) {
+      const before = this.previous?.found.get(needle);
+      if (before !== undefined && before >= 0 && before + needle.length <= this.shared) at = before;
+      else at = this.text.indexOf(needle, before === undefined ? 0 : Math.max(0, this.shared - needle.length + 1));
+      this.found.set(needle, at);
+    }
+    return at;
+  }
+
+  /** The first occurrence at or after `from`. */
+  firstFrom(needle: string, from: number): number {
+    const at = this.first(needle);
+    return at < 0 || at >= from ? at : this.text.indexOf(needle, from);
+  }
+
+  /** Forgets the earlier line (its occurrences are no longer looked at). */
+  release(): void {
+    this.previous = undefined;
+  }
+}
+
+export function parsedRecord(node: JsonNode, line: SourceLine, scan: LineScan = new LineScan(line.text)): ParsedUsage | undefined {
   // `JSON.parse` of a line with a byte order mark fails: leave it to the parse.
   if (line.text.charCodeAt(0) === 0xfeff) return undefined;
   const raw = (n: JsonNode) => line.text.slice(n.start - line.offset, n.end - line.offset);
   if (node.type !== 'object') return { record: undefined, asks: () => false };
   const response = lastProp(node, 'response');
   const request = lastProp(node, 'request');
-  const requestText = request?.type === 'object' ? raw(request) : undefined;
-  const asks = (key: string) => requestText !== undefined && textAsks(requestText, key);
+  const asks = (key: string) => request?.type === 'object' && textAsks(scan, request.start - line.offset, request.end - line.offset, key);
   if (response?.type !== 'object') return { record: {}, asks };
   const plainResponse = plain(response) as Obj;
   // Without the words in the response's own text, the line is parsed only when something else holds them: leave that case to the parse.
@@ -48,10 +85,15 @@ export function parsedRecord(node: JsonNode, line: SourceLine): ParsedUsage | un
   return { record, asks };
 }
 
-function textAsks(text: string, key: string): boolean {
-  if (text.includes(`"${key}"`)) return true;
-  if (text.indexOf('\\u00') < 0 || !ASCII_ESCAPE.test(text)) return false;
-  return JSON.stringify(JSON.parse(text)).includes(`"${key}"`);
+/** What `JSON.stringify` of the request (the text from `start` to `end`) says of `"key"`. */
+function textAsks(scan: LineScan, start: number, end: number, key: string): boolean {
+  const quoted = `"${key}"`;
+  const at = scan.firstFrom(quoted, start);
+  if (at >= 0 && at + quoted.length <= end) return true;
+  const escape = scan.firstFrom('\\u00', start);
+  if (escape < 0 || escape >= end) return false;
+  const text = scan.text.slice(start, end);
+  return ASCII_ESCAPE.test(text) && JSON.stringify(JSON.parse(text)).includes(quoted);
 }
 
 /** The request's fields the usage reader reads (its model). */

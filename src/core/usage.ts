@@ -24,7 +24,7 @@
 import type { JsonNode } from './json/parse';
 import type { FormatId } from './model';
 import type { SourceLine } from './text';
-import { parsedRecord } from './usage-parsed';
+import { LineScan, parsedRecord } from './usage-parsed';
 
 /**
  * How a provider caches: Anthropic-style at explicit breakpoints, accounted
@@ -80,7 +80,9 @@ export class UsageScanner {
   private readonly seenIds = new Set<string>();
   private lastOffset = -1;
   /** The line observed last, until its usage is read. */
-  private pending: { readonly line: SourceLine; readonly time: string | undefined } | undefined;
+  private pending: Pending | undefined;
+  /** The occurrences found in the last line an adapter parsed (the next one may repeat its start). */
+  private scan: LineScan | undefined;
   private codexModel: string | undefined;
   private codexTotal: unknown;
   private firstTime: string | undefined;
@@ -97,12 +99,7 @@ export class UsageScanner {
     if (line.offset <= this.lastOffset) return;
     this.settle();
     this.lastOffset = line.offset;
-    const time = timestampOf(line.text, this.format === 'claude-code');
-    if (time) {
-      this.firstTime ??= time;
-      this.lastTime = time;
-    }
-    this.pending = { line, time };
+    this.pending = { line };
   }
 
   /**
@@ -110,14 +107,22 @@ export class UsageScanner {
    * log's record, offsets in the file, a carried history's elements possibly
    * skipped): the line's usage is read from it instead of parsing the line
    * again, when that gives exactly what parsing it would (see `parsedRecord`).
+   * `shared`: the line starts with the first `length` characters of `text`,
+   * an earlier line's (what it carries over): only the rest is searched.
    */
-  parsed(line: SourceLine, node: JsonNode): void {
+  parsed(line: SourceLine, node: JsonNode, shared?: { readonly text: string; readonly length: number }): void {
     const pending = this.pending;
     if (!pending || pending.line !== line || this.format === 'claude-code' || this.format === 'codex') return;
-    const read = parsedRecord(node, line);
-    if (!read) return;
-    this.pending = undefined;
-    if (read.record) this.read(read.record, atOf(pending), read.asks);
+    const previous = shared && this.scan?.text === shared.text ? this.scan : undefined;
+    const scan = new LineScan(line.text, previous, shared?.length ?? 0);
+    this.scan = scan;
+    this.timeOf(pending, scan);
+    const read = parsedRecord(node, line, scan);
+    if (read) {
+      this.pending = undefined;
+      if (read.record) this.read(read.record, atOf(pending), read.asks);
+    }
+    scan.release();
   }
 
   /** Reads the usage of the line observed last, if no adapter did. */
@@ -125,6 +130,7 @@ export class UsageScanner {
     const pending = this.pending;
     if (!pending) return;
     this.pending = undefined;
+    this.timeOf(pending);
     const text = pending.line.text;
     if (!/usage|turn_context|token_count/.test(text)) return;
     let value: unknown;
@@ -136,6 +142,20 @@ export class UsageScanner {
     const record = obj(value);
     const request = record && obj(record.request);
     if (record) this.read(record, atOf(pending), (key) => request !== undefined && JSON.stringify(request).includes(`"${key}"`));
+  }
+
+  /** The line's record timestamp, read once (the first and last times of the file move with it). */
+  private timeOf(pending: Pending, scan?: LineScan): void {
+    if (pending.timed) return;
+    pending.timed = true;
+    const text = pending.line.text;
+    const last = this.format === 'claude-code';
+    const time = scan && !last ? timestampAt(text, scan.first('"timestamp"')) : timestampOf(text, last);
+    pending.time = time;
+    if (time) {
+      this.firstTime ??= time;
+      this.lastTime = time;
+    }
   }
 
   /** A request's usage an adapter reported (a `usage` event). */
@@ -154,7 +174,8 @@ export class UsageScanner {
     copy.records.push(...this.records);
     for (const id of this.seenIds) copy.seenIds.add(id);
     copy.lastOffset = this.lastOffset;
-    copy.pending = this.pending;
+    copy.pending = this.pending && { ...this.pending };
+    copy.scan = this.scan;
     copy.codexModel = this.codexModel;
     copy.codexTotal = this.codexTotal;
     copy.firstTime = this.firstTime;
@@ -225,7 +246,14 @@ export class UsageScanner {
   }
 }
 
-function atOf(pending: { readonly line: SourceLine; readonly time: string | undefined }): At {
+/** A line observed, until its usage is read; its timestamp once read. */
+interface Pending {
+  readonly line: SourceLine;
+  timed?: boolean;
+  time?: string | undefined;
+}
+
+function atOf(pending: Pending): At {
   return { offset: pending.line.offset, end: pending.line.offset + pending.line.text.length, time: pending.time };
 }
 
@@ -342,7 +370,11 @@ const TIMESTAMP = /"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d
  * one in a Claude Code record (it follows the message), the first elsewhere.
  */
 function timestampOf(text: string, last: boolean): string | undefined {
-  const at = last ? text.lastIndexOf('"timestamp"') : text.indexOf('"timestamp"');
+  return timestampAt(text, last ? text.lastIndexOf('"timestamp"') : text.indexOf('"timestamp"'));
+}
+
+/** The timestamp of the `"timestamp"` key at `at` (-1: none). */
+function timestampAt(text: string, at: number): string | undefined {
   if (at < 0) return undefined;
   return TIMESTAMP.exec(text.slice(at, at + 80))?.[1];
 }

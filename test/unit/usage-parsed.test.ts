@@ -4,7 +4,9 @@
  * own, with no reader telling it anything): the same records and times, on
  * random logs of every provider shape, with usage keys written with escapes,
  * `cache_control` / `cachePoint` spelled both ways, the usage words only in a
- * message, a byte order mark, responses that are not objects, bad lines.
+ * message, a byte order mark, responses that are not objects, bad lines; the
+ * timestamps and keys of a line that repeats the previous one's start found
+ * from that line's.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -33,9 +35,9 @@ function withReader(adapter: FormatAdapter, text: string): { facts: LogFacts; to
         yield line;
       }
     },
-    parsed: (line, node) => {
+    parsed: (line, node, shared) => {
       told++;
-      usage.parsed(line, node);
+      usage.parsed(line, node, shared);
     },
   };
   for (const _ of adapter.read(tracked));
@@ -67,7 +69,7 @@ interface LineSpec {
   cache: 'none' | 'plain' | 'escaped' | 'point';
   words: boolean;
   escapeKey: boolean;
-  timestamp: boolean;
+  timestamp: 'none' | 'start' | 'end' | 'in-message';
   shape: 'record' | 'array-response' | 'bad' | 'blank' | 'bare';
 }
 
@@ -77,14 +79,15 @@ const lineSpec: fc.Arbitrary<LineSpec> = fc.record({
   cache: fc.constantFrom('none', 'plain', 'escaped', 'point'),
   words: fc.boolean(),
   escapeKey: fc.boolean(),
-  timestamp: fc.boolean(),
+  timestamp: fc.constantFrom('none', 'start', 'end', 'in-message'),
   shape: fc.constantFrom('record', 'record', 'record', 'array-response', 'bad', 'blank', 'bare'),
 });
 
 function logLine(spec: LineSpec, i: number, history: Json[]): string {
   if (spec.shape === 'blank') return '   ';
   const text = spec.words ? 'how is the token usage and the turn_context?' : `turn ${i}`;
-  history.push({ role: 'user', content: spec.cache === 'plain' ? [{ type: 'text', text, cache_control: { type: 'ephemeral' } }] : text });
+  const said = spec.timestamp === 'in-message' && { timestamp: `2025-05-0${1 + (i % 8)}T09:00:00Z` };
+  history.push({ role: 'user', content: spec.cache === 'plain' ? [{ type: 'text', text, cache_control: { type: 'ephemeral' } }] : text, ...said });
   const request: Json = { model: 'claude', modelId: 'anthropic.claude', messages: history.slice(), input: history.slice(), contents: undefined };
   if (spec.cache === 'point') request.system = [{ text: 'Be brief.' }, { cachePoint: { type: 'default' } }];
   if (spec.cache === 'escaped') request.metadata = { marker: 'CACHE' };
@@ -92,7 +95,8 @@ function logLine(spec: LineSpec, i: number, history: Json[]): string {
   const response: Json = { id: `r${i}`, model: `m${i % 3}`, content: [{ type: 'text', text: 'ok' }], output: [], choices: [] };
   if (usage) response.usage = usage;
   if (spec.meta) response.usageMetadata = { promptTokenCount: 700, cachedContentTokenCount: 600, candidatesTokenCount: 3 };
-  const record: Json = { ...(spec.timestamp && { timestamp: `2025-06-0${1 + (i % 8)}T10:00:00Z` }), request, response: spec.shape === 'array-response' ? [response] : response };
+  const time = `2025-06-0${1 + (i % 8)}T10:00:00Z`;
+  const record: Json = { ...(spec.timestamp === 'start' && { timestamp: time }), request, response: spec.shape === 'array-response' ? [response] : response, ...(spec.timestamp === 'end' && { timestamp: time }) };
   let line = JSON.stringify(spec.shape === 'bare' ? request : record);
   if (spec.cache === 'escaped') line = line.replace('"metadata":{"marker":"CACHE"}', '"cache\\u005fcontrol":{"type":"ephemeral"}');
   if (spec.escapeKey) line = line.replace('"usage":', '"\\u0075sage":');
@@ -124,7 +128,7 @@ test('a log whose every response reports usage: every record read from the nodes
     [anthropicAdapter, 0],
     [openaiChatAdapter, 1],
   ] as const) {
-    const specs: LineSpec[] = Array.from({ length: 6 }, (_, i) => ({ usage, meta: false, cache: i % 2 ? 'plain' : 'none', words: false, escapeKey: false, timestamp: true, shape: 'record' }));
+    const specs: LineSpec[] = Array.from({ length: 6 }, (_, i) => ({ usage, meta: false, cache: i % 2 ? 'plain' : 'none', words: false, escapeKey: false, timestamp: 'end', shape: 'record' }));
     const text = logText(specs, false);
     const read = withReader(adapter, text);
     assert.equal(read.facts.usage.length, 6);

@@ -148,7 +148,8 @@ class RequestLogLines implements LineReader {
     if (line.text.trim() === '') return [];
     const read = parsedLine(line, ++this.ordinal, this.codec.carrier ? this.carry : undefined);
     if ('finding' in read) return [{ kind: 'finding', finding: read.finding }];
-    this.asked.parsed?.(line, read.record.node);
+    const carried = read.record.carried;
+    this.asked.parsed?.(line, read.record.node, carried && { text: carried.from.text, length: carried.plan.skip.to });
     const outcome = judgeRecord(read.record, this.threads, this.codec, this.skips, this.asked.firstReadings === true);
     if (outcome.request) this.carry = outcome.carry;
     return outcome.events;
