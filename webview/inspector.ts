@@ -18,6 +18,7 @@ import {
   PROTOCOL_VERSION,
   type TranscriptView,
   type StepDetail,
+  type StepEdit,
   type WebviewMessage,
 } from '../src/shared/protocol';
 import { banner, button, findingItem, pairItems, timeline } from './components';
@@ -98,23 +99,23 @@ class Inspector {
   private receive(message: HostMessage): void {
     this.receivedAt = performance.now();
     switch (message.type) {
-      case 'transcript':
+      case 'transcript': {
+        const detail = message.edit ? this.spliced(message.edit) : message.view.detail;
+        if (message.edit && !detail) return;
         if (message.view.file !== this.state.file) this.switchFile(message.view.file);
-        this.view = message.view;
-        this.renderTranscript(message.view);
+        this.view = detail ? { ...message.view, detail } : message.view;
+        this.renderTranscript(this.view);
         this.followNewest();
         return;
+      }
       case 'step':
         if (!this.view) return;
         this.view = { ...this.view, selected: message.selected, detail: message.detail };
         this.renderTranscript(this.view);
         return;
       case 'stepEdit': {
-        const base = this.view?.detail;
-        const detail = applyStepEdit(base, message);
-        // Not against what is shown (a message lost or reordered): ask for the whole view again.
-        if (!this.view || !base || !detail) return this.post({ type: 'ready', protocol: PROTOCOL_VERSION, restoredStep: message.selected });
-        this.splices = { before: { base: base.before.text, splice: message.detail.before.splice }, after: { base: base.after.text, splice: message.detail.after.splice } };
+        const detail = this.spliced(message);
+        if (!this.view || !detail) return;
         this.view = { ...this.view, selected: message.selected, detail };
         this.renderTranscript(this.view);
         return;
@@ -137,6 +138,21 @@ class Inspector {
       default:
         assertNever(message);
     }
+  }
+
+  /**
+   * The step a `stepEdit` gives, spliced from the one shown (kept in `splices` for the panes). Not
+   * against what is shown (a message lost or reordered): asks for the whole view again.
+   */
+  private spliced(edit: StepEdit): StepDetail | undefined {
+    const base = this.view?.detail;
+    const detail = applyStepEdit(base, edit);
+    if (!base || !detail) {
+      this.post({ type: 'ready', protocol: PROTOCOL_VERSION, restoredStep: edit.selected });
+      return undefined;
+    }
+    this.splices = { before: { base: base.before.text, splice: edit.detail.before.splice }, after: { base: base.after.text, splice: edit.detail.after.splice } };
+    return detail;
   }
 
   private toolbar(): HTMLElement {

@@ -9,7 +9,9 @@
  * sends `transcript` when the report or the transcript changes and, when only
  * the selected step changes, `stepEdit` (the two pane texts as edits of the
  * step the webview shows: an append step sends its new tail, not both
- * windows) or `step` (both texts whole, when the webview shows no step).
+ * windows) or `step` (both texts whole, when the webview shows no step). A
+ * `transcript` of the file shown (it grew) carries its step the same way, as
+ * `edit` in place of `view.detail`.
  *
  * Texts shown in the diff are the engine's rendered bytes with a line break
  * inserted before every tool, message and block (display only); every offset in
@@ -199,7 +201,7 @@ export interface TranscriptView {
 
 /** Host → webview. */
 export type HostMessage =
-  | { readonly type: 'transcript'; readonly view: TranscriptView }
+  | { readonly type: 'transcript'; readonly view: TranscriptView; readonly edit?: StepEdit }
   | { readonly type: 'step'; readonly selected: number; readonly detail: StepDetail }
   | StepEdit
   | { readonly type: 'empty'; readonly reason: string }
@@ -267,9 +269,9 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
  * type, so a new message type does not compile until it has an entry here.
  */
 const HOST_MESSAGE_FIELDS: { readonly [T in HostMessage['type']]: (message: Record<string, unknown>) => boolean } = {
-  transcript: (m) => isRecord(m.view),
+  transcript: (m) => isRecord(m.view) && (m.edit === undefined || (isRecord(m.edit) && isStepEdit(m.edit))),
   step: (m) => isCount(m.selected) && isRecord(m.detail),
-  stepEdit: (m) => isCount(m.selected) && isCount(m.from) && isRecord(m.detail) && isPaneSplice(m.detail.before) && isPaneSplice(m.detail.after),
+  stepEdit: (m) => isStepEdit(m),
   empty: (m) => isText(m.reason),
   fixResult: (m) => isCount(m.step) && typeof m.applied === 'boolean' && isText(m.message),
 };
@@ -279,6 +281,10 @@ function isPaneSplice(value: unknown): boolean {
   const { start, end, text } = value.splice;
   const { keepHead, keepTail, insert } = value.segments;
   return isCount(start) && isCount(end) && start <= end && isText(text) && isCount(keepHead) && isCount(keepTail) && Array.isArray(insert);
+}
+
+function isStepEdit(m: Record<string, unknown>): boolean {
+  return m.type === 'stepEdit' && isCount(m.selected) && isCount(m.from) && isRecord(m.detail) && isPaneSplice(m.detail.before) && isPaneSplice(m.detail.after);
 }
 
 /** Validates a message from the host; the webview ignores anything else. */

@@ -94,7 +94,11 @@ test('a stepEdit applies only to the step it was computed against', () => {
 test('stepEdit messages are validated in the webview', () => {
   const pane = (splice: unknown, length: unknown = 5) => ({ splice, length, boundaryOffset: 0, boundaryMessages: 0, messageCount: 0, segments: { keepHead: 0, keepTail: 0, insert: [] } });
   const good = { start: 1, end: 2, text: 'x' };
-  assert.ok(isHostMessage({ type: 'stepEdit', selected: 2, from: 1, detail: { before: pane(good), after: pane(good) } }));
+  const edit = { type: 'stepEdit', selected: 2, from: 1, detail: { before: pane(good), after: pane(good) } };
+  assert.ok(isHostMessage(edit));
+  assert.ok(isHostMessage({ type: 'transcript', view: {}, edit }), 'a grown file\'s view with its step as splices');
+  assert.equal(isHostMessage({ type: 'transcript', view: {}, edit: { ...edit, from: -1 } }), false);
+  assert.equal(isHostMessage({ type: 'transcript', view: {}, edit: { ...edit, type: 'step' } }), false);
   for (const bad of [
     { type: 'stepEdit', selected: 2, detail: { before: pane(good), after: pane(good) } },
     { type: 'stepEdit', selected: 2, from: 1, detail: { before: pane(good) } },

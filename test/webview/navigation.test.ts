@@ -117,6 +117,12 @@ test('[ and ] arrive as splices of the step shown; a splice of another step is a
   await waitReady(page, 4);
   const posted = await page.evaluate(() => (window as unknown as { __posted: { type: string; restoredStep?: number }[] }).__posted.at(-1));
   assert.deepEqual(posted, { type: 'ready', protocol: 1, restoredStep: 4 });
+  // The file grew: its new view carries the selected step as splices of the step shown.
+  const grown = { type: 'transcript', view: { ...fixture.view!, selected: 3 }, edit: fixture.edits['4>3']! };
+  await page.evaluate((message) => window.dispatchEvent(new MessageEvent('message', { data: message })), grown);
+  await waitReady(page, 3);
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('.editor.modified .view-line')).some((l) => l.textContent?.includes('(rephrased)')), null, { timeout: 10_000 });
+  assert.deepEqual(await page.evaluate(() => (window as unknown as { __sent: string[] }).__sent.at(-1)), 'transcript', 'no view asked for again');
   assert.deepEqual(errors, []);
   await page.context().close();
 });

@@ -277,7 +277,10 @@ class InspectorHost implements vscode.Disposable {
     let rendered = shown.rendered;
     if (report !== shown.report) {
       rendered = render();
-      this.post({ type: 'transcript', view: transcriptView(report, step, ENGINE, sourceText(), rendered) });
+      const { detail, ...view } = transcriptView(report, step, ENGINE, sourceText(), rendered);
+      // The file shown, grown or edited: its step as splices of the one shown, like a step change.
+      const edit = rendered && shown.rendered && report.file === shown.report?.file ? stepEdit(shown.rendered, rendered) : undefined;
+      this.post(edit ? { type: 'transcript', view, edit } : { type: 'transcript', view: { ...view, ...(detail ? { detail } : {}) } });
     } else if (step !== shown.step && step !== undefined) {
       rendered = render();
       const edit = rendered && shown.rendered && stepEdit(shown.rendered, rendered);
