@@ -139,22 +139,25 @@ function positionOf<T>(base: PlainRead<T>, element: unknown): number {
  * first element of a run is looked up.
  */
 function readEach<T>(array: readonly unknown[], read: (element: unknown) => T | undefined, base?: PlainRead<T>): T[] {
-  const out: T[] = [];
+  let out: T[] = [];
   let next = 0;
-  for (let i = 0; i < array.length; i++) {
+  for (let i = 0; i < array.length; ) {
     const element = array[i];
-    if (base && next < base.plain.length && element === base.plain[next]) {
-      out.push(base.read[next++] as T);
+    const at = !base ? -1 : next < base.plain.length && element === base.plain[next] ? next : positionOf(base, element);
+    if (at < 0 || !base) {
+      const value = read(element);
+      if (value) out.push(value);
+      i++;
       continue;
     }
-    const at = base ? positionOf(base, element) : -1;
-    if (at >= 0 && base) {
-      out.push(base.read[at] as T);
-      next = at + 1;
-      continue;
-    }
-    const value = read(element);
-    if (value) out.push(value);
+    const { plain, read: readings } = base;
+    let end = at + 1;
+    while (end < plain.length && i + end - at < array.length && array[i + end - at] === plain[end]) end++;
+    // The run's readings, copied at once when they start the list (a window kept in place, or cut at its start).
+    if (out.length === 0) out = readings.slice(at, end);
+    else for (let k = at; k < end; k++) out.push(readings[k] as T);
+    i += end - at;
+    next = end;
   }
   return out;
 }
