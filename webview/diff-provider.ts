@@ -55,8 +55,16 @@ function shifted(change: DetailedLineRangeMapping, head: number): DetailedLineRa
   return new DetailedLineRangeMapping(change.original.delta(head), change.modified.delta(head), inner);
 }
 
-export function computeDocumentDiff(original: Model, modified: Model, options: DiffOptions): DocumentDiff {
-  const ends = commonEnds(original, modified);
+/** Equal lines at the start and end of both models, known beforehand for these model versions. */
+export interface KnownEnds {
+  readonly head: number;
+  readonly tail: number;
+  readonly versions: readonly [number, number];
+}
+
+export function computeDocumentDiff(original: Model, modified: Model, options: DiffOptions, known?: KnownEnds): DocumentDiff {
+  const fresh = known && known.versions[0] === original.getVersionId() && known.versions[1] === modified.getVersionId();
+  const ends = fresh ? known : commonEnds(original, modified);
   if (ends.head + ends.tail >= Math.max(original.getLineCount(), modified.getLineCount())) {
     return { identical: original.getValueLength() === modified.getValueLength(), quitEarly: false, changes: [], moves: [] };
   }
@@ -66,20 +74,26 @@ export function computeDocumentDiff(original: Model, modified: Model, options: D
   const originalEnd = original.getLineCount() - tail;
   const modifiedEnd = modified.getLineCount() - tail;
   const result = linesDiffComputers.getDefault().computeDiff(lines(original, head + 1, originalEnd), lines(modified, head + 1, modifiedEnd), { ...options, computeMoves: false });
-  return { identical: false, quitEarly: result.hitTimeout, changes: result.changes.map((c) => shifted(c, head)), moves: [] };
+  const identical = result.changes.length === 0 && original.getValueLength() === modified.getValueLength();
+  return { identical, quitEarly: result.hitTimeout, changes: result.changes.map((c) => shifted(c, head)), moves: [] };
 }
 
-/** One provider for the one diff editor; `recompute()` asks the editor for a diff now, without its debounce. */
+/**
+ * One provider for the one diff editor; `recompute()` asks the editor for a diff now, without its
+ * debounce, with the models' equal ends when the host said where the step's texts differ.
+ */
 export class LocalDiffProvider {
   private readonly changed = new Emitter<void>();
   readonly onDidChange = this.changed.event;
+  private known: KnownEnds | undefined;
 
   async computeDiff(original: Model, modified: Model, options: DiffOptions): Promise<DocumentDiff> {
     if (original.isDisposed() || modified.isDisposed()) return { identical: true, quitEarly: false, changes: [], moves: [] };
-    return computeDocumentDiff(original, modified, options);
+    return computeDocumentDiff(original, modified, options, this.known);
   }
 
-  recompute(): void {
+  recompute(known?: KnownEnds): void {
+    this.known = known;
     this.changed.fire();
   }
 

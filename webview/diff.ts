@@ -5,8 +5,8 @@
  * consumed prefix as violations.
  */
 import * as monaco from './monaco';
-import type { PaneText } from '../src/shared/protocol';
-import { LOCAL_DIFF } from './diff-provider';
+import type { PaneText, StepDetail } from '../src/shared/protocol';
+import { type KnownEnds, LOCAL_DIFF } from './diff-provider';
 import { Folds } from './fold';
 import { Pane, type Splice } from './pane';
 import { editorFont, THEME } from './theme';
@@ -23,6 +23,8 @@ export interface DiffContent {
   readonly beforeLabel: string;
   readonly afterLabel: string;
   readonly splices?: Splices;
+  /** Where the two texts differ (`StepDetail.changed`), when the right side is the step's own. */
+  readonly changed?: StepDetail['changed'];
 }
 
 /** The rendered bytes' language: plain text without brackets, so no whole-model bracket parse. */
@@ -71,8 +73,12 @@ export class DiffView {
   private pinned: string | undefined;
   /** Counts shows and clears: a diff computed for an older show marks and folds nothing. */
   private generation = 0;
+  /** The panel's width, kept by a ResizeObserver: reading it per step would force a layout mid-step. */
+  private width: number;
 
   constructor(container: HTMLElement) {
+    this.width = container.clientWidth;
+    new ResizeObserver(([entry]) => (this.width = entry?.contentRect.width ?? this.width)).observe(container);
     const font = editorFont();
     this.diff = monaco.editor.createDiffEditor(container, {
       theme: THEME,
@@ -128,12 +134,23 @@ export class DiffView {
     this.folds.reset();
     this.before.show(content.before, content.beforeLabel, content.splices?.before);
     this.after.show(content.after, content.afterLabel, content.splices?.after);
-    LOCAL_DIFF.recompute();
+    LOCAL_DIFF.recompute(this.knownEnds(content.changed));
     await computed;
     if (generation !== this.generation) return;
     this.markViolations();
     this.folds.apply(this.diff.getLineChanges() ?? []);
     this.revealFirstChange();
+  }
+
+  /** The equal lines at both models' start and end, from where the host says the texts differ. */
+  private knownEnds(changed: DiffContent['changed']): KnownEnds | undefined {
+    if (!changed) return undefined;
+    const original = this.before.model;
+    const modified = this.after.model;
+    const head = original.getPositionAt(changed.start).lineNumber - 1;
+    const tail = original.getLineCount() - original.getPositionAt(changed.beforeEnd).lineNumber;
+    const consistent = modified.getPositionAt(changed.start).lineNumber - 1 === head && modified.getLineCount() - modified.getPositionAt(changed.afterEnd).lineNumber === tail;
+    return consistent ? { head, tail, versions: [original.getVersionId(), modified.getVersionId()] } : undefined;
   }
 
   /** Opens a step where it matters: its first change, else the boundary (on the side that is shown). */
@@ -152,7 +169,7 @@ export class DiffView {
 
   /** True when the panel is too narrow for two columns and Monaco shows the diff inline. */
   isInline(): boolean {
-    return this.diff.getContainerDomNode().clientWidth < NARROW_PX;
+    return this.width < NARROW_PX;
   }
 
   /** Shows nothing (a transcript without steps, or no transcript). */

@@ -225,6 +225,7 @@ class Inspector {
     this.splices = undefined;
     await this.diff.show({
       ...(splices ? { splices } : {}),
+      ...(detail.changed && !previewing ? { changed: detail.changed } : {}),
       before: detail.before,
       after,
       beforeLabel: `▲ consumed · generation boundary after message ${detail.before.boundaryMessages}${tokenText} · ▼ not yet read`,

@@ -113,6 +113,11 @@ export interface StepDetail {
   readonly after: PaneText;
   /** Display offset of the first changed byte inside the consumed prefix, if any. */
   readonly breakOffset?: number;
+  /**
+   * Where the two texts differ, by the engine's alignment of the two windows' messages: they are
+   * equal before display offset `start` and from `beforeEnd` / `afterEnd` on (the diff runs between).
+   */
+  readonly changed?: { readonly start: number; readonly beforeEnd: number; readonly afterEnd: number };
   /** This step's findings: the reasons of its decision. */
   readonly findings: readonly FindingView[];
   readonly fix?: FixPreview;

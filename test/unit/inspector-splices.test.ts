@@ -21,9 +21,16 @@ function rendered(report: Report): RenderedStep[] {
   return report.steps.map((s) => renderStep(report, s.index, engine)!);
 }
 
-/** Every ordered pair of steps: the splices of `from` give `to`'s detail exactly. */
+/** Every ordered pair of steps: the splices of `from` give `to`'s detail exactly; each step's `changed` is where its two texts differ. */
 function assertSplicesExact(report: Report, name: string): number {
   const steps = rendered(report);
+  for (const { detail } of steps) {
+    const changed = detail.changed;
+    if (!changed) continue;
+    const { before, after } = detail;
+    assert.equal(before.text.slice(0, changed.start) + after.text.slice(changed.start, changed.afterEnd) + before.text.slice(changed.beforeEnd), after.text, `${name}: step ${detail.step.index}`);
+    assert.equal(before.text.length - changed.beforeEnd, after.text.length - changed.afterEnd);
+  }
   let pairs = 0;
   for (const from of steps) {
     for (const to of steps) {

@@ -267,11 +267,13 @@ export function renderStep(report: Report, index: number, engine: InspectorEngin
   const after = renderPane(step.rewrite.after, engine, colours);
   const fix = fixPreview(step, engine, colours, sourceText);
   const breakOffset = step.cacheImpact.breakOffset;
+  const changed = paneSplice(before.layout, after.layout);
   const detail: StepDetail = {
     step: stepSummary(step, report.steps),
     before: before.pane,
     after: after.pane,
     ...(breakOffset === undefined ? {} : { breakOffset: displayStart(before.display, breakOffset) }),
+    changed: { start: changed.start, beforeEnd: changed.end, afterEnd: changed.start + changed.text.length },
     findings,
     ...(fix ? { fix } : {}),
   };
