@@ -239,15 +239,14 @@ function schemaChanges(rewrite: Rewrite, afterTouched: Map<string, ToolPair>, pa
   return findings;
 }
 
+type PairEntry = { id: string; call?: ToolPair['call']; results: Member[] };
+
 /**
- * A pair lookup of `window`, an extension of the window indexed by `pairs`
- * (its first `from` messages): the pairs the new messages touch, copied and
- * extended, over `pairs` (which is not copied). What `extendPairs` gives, for
- * lookups only.
+ * The pairs the messages of `window` from `from` on touch, each copied from
+ * `pairs` (the index of the window's first `from` messages) and extended.
  */
-export function extendedLookup(pairs: PairLookup, window: ContextWindow, from: number): PairLookup {
-  type Entry = { id: string; call?: ToolPair['call']; results: Member[] };
-  const touched = new Map<string, Entry>();
+function touchedPairEntries(pairs: PairLookup, window: ContextWindow, from: number): Map<string, PairEntry> {
+  const touched = new Map<string, PairEntry>();
   for (let m = from; m < window.messages.length; m++) {
     const blocks = (window.messages[m] as Message).blocks;
     for (let b = 0; b < blocks.length; b++) {
@@ -264,6 +263,16 @@ export function extendedLookup(pairs: PairLookup, window: ContextWindow, from: n
       else if (!entry.call) entry.call = { message: m, block: b, value: block };
     }
   }
+  return touched;
+}
+
+/**
+ * A pair lookup of `window`, an extension of the window indexed by `pairs`
+ * (its first `from` messages): the touched pairs over `pairs` (which is not
+ * copied). What `extendPairs` gives, for lookups only.
+ */
+export function extendedLookup(pairs: PairLookup, window: ContextWindow, from: number): PairLookup {
+  const touched = touchedPairEntries(pairs, window, from);
   if (touched.size === 0) return pairs;
   return { get: (key: string) => touched.get(key) ?? pairs.get(key) };
 }
@@ -274,24 +283,7 @@ export function extendedLookup(pairs: PairLookup, window: ContextWindow, from: n
  * replaced. Equal to `toolPairs(window)`.
  */
 export function extendPairs(pairs: Map<string, ToolPair>, window: ContextWindow, from: number): Map<string, ToolPair> {
-  type Entry = { id: string; call?: ToolPair['call']; results: Member[] };
-  const out = new Map(pairs) as Map<string, Entry>;
-  const copied = new Set<string>();
-  for (let m = from; m < window.messages.length; m++) {
-    const blocks = (window.messages[m] as Message).blocks;
-    for (let b = 0; b < blocks.length; b++) {
-      const block = blocks[b] as Block;
-      if (block.kind !== 'tool_call' && block.kind !== 'tool_result') continue;
-      const id = block.kind === 'tool_call' ? block.id : block.callId;
-      const key = pairKey(id, m, b);
-      let entry = out.get(key);
-      if (!copied.has(key)) {
-        copied.add(key);
-        out.set(key, (entry = entry ? { ...entry, results: [...entry.results] } : { id, results: [] }));
-      }
-      if (block.kind === 'tool_result') entry?.results.push({ message: m, block: b, value: block });
-      else if (entry && !entry.call) entry.call = { message: m, block: b, value: block };
-    }
-  }
+  const out = new Map(pairs);
+  for (const [key, entry] of touchedPairEntries(pairs, window, from)) out.set(key, entry);
   return out;
 }

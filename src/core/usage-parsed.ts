@@ -14,6 +14,7 @@
  */
 import type { JsonNode, JsonObject } from './json/parse';
 import type { SourceLine } from './text';
+import { toValue } from './json/nodes';
 
 type Obj = Record<string, unknown>;
 
@@ -77,7 +78,7 @@ export function parsedRecord(node: JsonNode, line: SourceLine, scan: LineScan = 
   const request = lastProp(node, 'request');
   const asks = (key: string) => request?.type === 'object' && textAsks(scan, request.start - line.offset, request.end - line.offset, key);
   if (response?.type !== 'object') return { record: {}, asks };
-  const plainResponse = plain(response) as Obj;
+  const plainResponse = toValue(response) as Obj;
   // Without the words in the response's own text, the line is parsed only when something else holds them: leave that case to the parse.
   if (!USAGE_WORDS.test(raw(response)) && ('usage' in plainResponse || 'usageMetadata' in plainResponse)) return undefined;
   const record: Obj = { response: plainResponse };
@@ -101,7 +102,7 @@ function requestFields(request: JsonObject): Obj {
   const out: Obj = {};
   for (const key of ['model', 'modelId']) {
     const value = lastProp(request, key);
-    if (value) out[key] = plain(value);
+    if (value) out[key] = toValue(value);
   }
   return out;
 }
@@ -115,22 +116,3 @@ function lastProp(node: JsonObject, key: string): JsonNode | undefined {
   return undefined;
 }
 
-/** The value `JSON.parse` gives for a node: own data properties (`__proto__` included), the last of duplicate keys. */
-function plain(node: JsonNode): unknown {
-  switch (node.type) {
-    case 'object': {
-      const out: Obj = {};
-      for (const p of node.properties) Object.defineProperty(out, p.key, { value: plain(p.value), enumerable: true, writable: true, configurable: true });
-      return out;
-    }
-    case 'array':
-      return node.items.map(plain);
-    case 'string':
-    case 'boolean':
-      return node.value;
-    case 'number':
-      return Number(node.raw);
-    case 'null':
-      return null;
-  }
-}

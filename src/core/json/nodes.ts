@@ -76,12 +76,19 @@ export function propString(node: JsonNode | undefined, key: string): string | un
   return value?.type === 'string' ? value.value : undefined;
 }
 
-/** Converts a node to a plain JS value (numbers via `Number`). */
+/**
+ * Converts a node to the value `JSON.parse` gives for it (numbers via
+ * `Number`): own data properties, `__proto__` included, the last of duplicate keys.
+ */
 export function toValue(node: JsonNode): unknown {
   switch (node.type) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const p of node.properties) out[p.key] = toValue(p.value);
+      for (const p of node.properties) {
+        const value = toValue(p.value);
+        if (p.key === '__proto__') Object.defineProperty(out, p.key, { value, enumerable: true, writable: true, configurable: true });
+        else out[p.key] = value;
+      }
       return out;
     }
     case 'array':
