@@ -177,7 +177,9 @@ test('the inspector never takes focus it was not given: back in the transcript, 
   await page.locator('.monaco-editor .view-lines').first().click();
   await runCommand('Prefix Lens: Open Inspector');
   await page.locator('.tab', { hasText: 'Inspector: three-steps' }).first().waitFor();
-  // The user goes back to the transcript before the panel's page has loaded.
+  // VS Code moves focus to the new panel a moment after its tab shows; once it has (the panel's page is
+  // still loading), the user goes back to the transcript.
+  await page.waitForFunction(() => document.activeElement?.tagName === 'IFRAME');
   await page.locator('.monaco-editor .view-lines', { hasText: 'prefix-lens/trace' }).first().click();
   const { frame } = await webviewText('DEFER');
   await frame.waitForFunction(() => document.body.dataset.ready === 'true');
