@@ -74,7 +74,7 @@ function runCheckCommand(command: CheckCommand): number {
   }
   const expanded = expandPaths(command.paths, command.format);
   const outcome: Outcome = { reports: [], troubles: [...expanded.troubles] };
-  const named = new Set(expanded.files.map((f) => nameOf(f.path)));
+  const named = new Set(expanded.files.map((f) => path.resolve(nameOf(f.path))));
   for (const file of expanded.files) {
     const checked = checkOne(file, command, against?.files[0]);
     if (typeof checked === 'string') outcome.troubles.push(checked);
@@ -89,11 +89,11 @@ function runCheckCommand(command: CheckCommand): number {
   return hasError ? EXIT_FINDINGS : EXIT_OK;
 }
 
-/** A session's sub-agent reports after it (each file once, also when named itself); one not read is a trouble. */
+/** A session's sub-agent reports after it (each file once, also when named itself: `named` holds resolved paths); one not read is a trouble. */
 function addSubAgents(report: Report, named: Set<string>, outcome: Outcome): void {
   for (const agent of report.subAgents ?? []) {
-    if (named.has(agent.file)) continue;
-    named.add(agent.file);
+    if (named.has(path.resolve(agent.file))) continue;
+    named.add(path.resolve(agent.file));
     if (agent.report) outcome.reports.push(agent.report);
     if (agent.report) outcome.troubles.push(...unfinished(agent.report));
     else outcome.troubles.push(`${agent.file}: ${agent.unread ?? 'not read'}`);

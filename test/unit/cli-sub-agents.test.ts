@@ -51,6 +51,13 @@ describe('CLI: sub-agent files', () => {
     assert.equal(new Set(files).size, 3);
   });
 
+  it('a sub-agent file named too, spelled another way (./), is reported once', () => {
+    const run = cli('check', '--json', '--no-tokens', `./${SESSION}`, `./${AGENTS}/agent-a9e8d7c6b5a40312.jsonl`);
+    assert.equal(run.code, 1, run.stderr);
+    const files = (JSON.parse(run.stdout) as { file: string }[]).map((r) => path.resolve(ROOT, r.file));
+    assert.deepEqual(files.sort(), [SESSION, `${AGENTS}/agent-a1b2c3d4e5f60718.jsonl`, `${AGENTS}/agent-a9e8d7c6b5a40312.jsonl`].map((f) => path.resolve(ROOT, f)).sort());
+  });
+
   it('a sub-agent file that cannot be read is a trouble: exit 2, one line saying why', () => {
     const session = path.join(tmp, 'sess.jsonl');
     fs.copyFileSync(path.join(ROOT, SESSION), session);
