@@ -203,10 +203,11 @@ export class DocumentFollower {
         await pause();
         if (this.follower !== follower) return undefined;
         follower.read(request.text.slice(at, at + slice));
-        this.bytes += Buffer.byteLength(request.text.slice(at, at + slice), 'utf8');
       }
       await pause();
       if (this.follower !== follower) return undefined;
+      // Of the whole text: a slice may end inside a surrogate pair, whose halves alone count 3 bytes each.
+      this.bytes = Buffer.byteLength(request.text, 'utf8');
       this.readUpTo(request.text, version);
       return follower.report();
     } catch (error) {

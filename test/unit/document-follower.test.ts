@@ -105,6 +105,19 @@ describe('DocumentFollower.readAppended: lines appended on disk read from the fi
     assert.deepEqual(follower.check(at(`${session}\n${half}`), 99, -1), checkRequest(at(`${session}\n${half}`)), 'the reload reads the rest');
   });
 
+  it('after a read in slices with a slice ending inside a surrogate pair (an emoji), the next append is read from the file', async () => {
+    const read = upTo(40);
+    const inString = read.indexOf('"text":"') + '"text":"'.length;
+    const text = `${read.slice(0, inString)}\u{1F600}${read.slice(inString)}`;
+    const { real, at } = onDisk(text);
+    const follower = new DocumentFollower();
+    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+    // The first slice ends after the emoji's first half.
+    assert.deepEqual(await follower.readInSlices(at(text), 1, pause, inString + 1), checkRequest(at(text)));
+    fs.appendFileSync(real, lines[40]!);
+    assert.deepEqual(follower.readAppended(real), checkRequest(at(`${text}${lines[40]}`)), 'the append read from the file');
+  });
+
   it('a file that does not hold the text read (replaced, a byte order mark, a CRLF append) is left to the reload; so is a follower busy or unset', () => {
     const { real, at } = onDisk(upTo(10));
     const follower = new DocumentFollower();
