@@ -13,7 +13,7 @@ import type { PairCounts, SessionSummary, UsageTotals } from '../core/session';
 import type { SourceRange } from '../core/text';
 import { isCount, isRecord, readRange } from './protocol';
 
-export const SESSION_PROTOCOL_VERSION = 2;
+export const SESSION_PROTOCOL_VERSION = 3;
 export const SESSION_VIEW_TYPE = 'prefixLens.session';
 
 /** A finding shown at its message (or step). */
@@ -125,6 +125,8 @@ export interface SessionView {
   readonly files: readonly string[];
   /** Each sub-agent file's requests with usage (its own summary's cache rows): a row's `cache` indexes its file's list. */
   readonly fileCache: readonly (readonly SessionSummary['cache'][number][])[];
+  /** Which of the host's snapshots this is: a message about one of its `files` says it, so one from a replaced snapshot is refused. */
+  readonly generation: number;
 }
 
 /** The cache rows a row's `cache` index refers to: its sub-agent file's, else the session's. */
@@ -135,10 +137,13 @@ export function cacheOf(view: SessionView, row: TimelineRow): SessionSummary['ca
 
 export type SessionHostMessage = { readonly type: 'session'; readonly view: SessionView } | { readonly type: 'empty'; readonly reason: string };
 
+/** The file a message is about: the session's own (no `file`), or `files[file]` of the snapshot `generation`. */
+export type FileTag = { readonly file?: undefined } | { readonly file: number; readonly generation: number };
+
 export type SessionWebviewMessage =
   | { readonly type: 'ready'; readonly protocol: number }
-  | { readonly type: 'openStep'; readonly step: number; readonly file?: number }
-  | { readonly type: 'reveal'; readonly range: SourceRange; readonly file?: number };
+  | ({ readonly type: 'openStep'; readonly step: number } & FileTag)
+  | ({ readonly type: 'reveal'; readonly range: SourceRange } & FileTag);
 
 type MessageOf<T extends SessionWebviewMessage['type']> = Extract<SessionWebviewMessage, { readonly type: T }>;
 
@@ -152,9 +157,19 @@ const SESSION_MESSAGE_READERS: { readonly [T in SessionWebviewMessage['type']]: 
   },
 };
 
-/** A message's `file` is absent (the session's own file) or a sub-agent file's index. */
-const fileOk = (m: Record<string, unknown>) => m.file === undefined || isCount(m.file);
-const fileOf = (m: Record<string, unknown>): { readonly file?: number } => (isCount(m.file) ? { file: m.file } : {});
+/** A message's `file` is absent (the session's own file) or a sub-agent file's index with its snapshot's generation. */
+const fileOk = (m: Record<string, unknown>) => m.file === undefined || (isCount(m.file) && isCount(m.generation));
+const fileOf = (m: Record<string, unknown>): FileTag => (isCount(m.file) && isCount(m.generation) ? { file: m.file, generation: m.generation } : {});
+
+/**
+ * The file a (validated) message is about: `session`, or the sub-agent file
+ * of the snapshot last sent; none when the message came from an earlier
+ * snapshot (its indexes may name other files) or names no file of it.
+ */
+export function fileOfMessage<T>(message: FileTag, session: T, sent: { readonly generation: number; readonly files: readonly T[] }): T | undefined {
+  if (message.file === undefined) return session;
+  return message.generation === sent.generation ? sent.files[message.file] : undefined;
+}
 
 /** Validates a message from the session webview (untrusted) before the host acts on it. */
 export function parseSessionWebviewMessage(value: unknown): SessionWebviewMessage | undefined {

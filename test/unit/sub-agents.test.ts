@@ -17,7 +17,7 @@ import { checkTranscript } from '../../src/core/check';
 import { inputFromFile } from '../../src/core/io';
 import { checkSession, MAX_SUB_AGENTS, readSubAgents, subAgentDir, type SubAgentSource } from '../../src/core/sub-agents';
 import { sessionView } from '../../src/extension/session-view/view';
-import { cacheOf, parseSessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
+import { cacheOf, fileOfMessage, parseSessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
 import { isProblem } from '../../webview/session/navigate';
 import { CORPUS } from './wild-helpers';
 
@@ -200,10 +200,26 @@ describe('sub-agent files', () => {
     assert.ok(view.rows.slice(view.rows.indexOf(header) + 1).every((r) => r.file === 0), 'after the rows of the session');
   });
 
-  it("the webview's reveal and openStep name a sub-agent file only by a valid index", () => {
-    assert.deepEqual(parseSessionWebviewMessage({ type: 'reveal', range: { start: 1, end: 2 }, file: 1 }), { type: 'reveal', range: { start: 1, end: 2 }, file: 1 });
+  it("the webview's reveal and openStep name a sub-agent file only by a valid index, with the snapshot it indexes", () => {
+    assert.deepEqual(parseSessionWebviewMessage({ type: 'reveal', range: { start: 1, end: 2 }, file: 1, generation: 3 }), { type: 'reveal', range: { start: 1, end: 2 }, file: 1, generation: 3 });
     assert.deepEqual(parseSessionWebviewMessage({ type: 'openStep', step: 2 }), { type: 'openStep', step: 2 });
-    assert.equal(parseSessionWebviewMessage({ type: 'openStep', step: 2, file: -1 }), undefined);
-    assert.equal(parseSessionWebviewMessage({ type: 'reveal', range: { start: 1, end: 2 }, file: '../../etc/passwd' }), undefined);
+    assert.equal(parseSessionWebviewMessage({ type: 'openStep', step: 2, file: -1, generation: 1 }), undefined);
+    assert.equal(parseSessionWebviewMessage({ type: 'openStep', step: 2, file: 0 }), undefined, 'an index without its snapshot');
+    assert.equal(parseSessionWebviewMessage({ type: 'openStep', step: 2, file: 0, generation: '1' }), undefined);
+    assert.equal(parseSessionWebviewMessage({ type: 'reveal', range: { start: 1, end: 2 }, file: '../../etc/passwd', generation: 1 }), undefined);
+  });
+
+  it('a message from a snapshot since replaced (a new agent file shifts the indexes) opens no file; one from the snapshot sent opens its file', () => {
+    const shown = sessionView(checkSession(inputFromFile(SESSION), readSubAgents(SESSION), options), true, 1);
+    const row = shown.rows.findIndex((r) => r.file === 1);
+    const message = parseSessionWebviewMessage({ type: 'reveal', range: { start: 0, end: 1 }, file: shown.rows[row]!.file, generation: shown.generation })!;
+    assert.ok(message.type === 'reveal');
+    const before = { generation: 1, files: shown.files };
+    assert.equal(fileOfMessage(message, SESSION, before), shown.files[1]);
+    // The next check finds a new agent file sorted before the others; that snapshot is sent before the message arrives.
+    const after = { generation: 2, files: [path.join(path.dirname(shown.files[0]!), 'agent-a0000000000000000.jsonl'), ...shown.files] };
+    assert.equal(fileOfMessage(message, SESSION, after), undefined);
+    assert.equal(fileOfMessage({}, SESSION, after), SESSION, "the session's own file whatever the snapshot");
+    assert.equal(fileOfMessage({ file: 3, generation: 2 }, SESSION, after), undefined, 'no such file');
   });
 });

@@ -138,7 +138,7 @@ test('sub-agents: nested under the call that started them, linked both ways; the
 
 test('sub-agent files (Claude Code 2.x): nested under their calls, said in the header; their findings reveal in their own file', async () => {
   const file = join(ROOT, 'test/fixtures/claude-code/subagents/5e551013-0000-4000-8000-000000000002.jsonl');
-  const view = sessionView(checkSession(inputFromFile(file), readSubAgents(file), { keepRewrites: true, tokens: false }), true);
+  const view = sessionView(checkSession(inputFromFile(file), readSubAgents(file), { keepRewrites: true, tokens: false }), true, 5);
   const { page, errors } = await open(view);
   assert.match((await page.locator('.sv-header').textContent()) ?? '', /sub-agent files: 2 · 1 with problems · 0 not read/);
   const headers = page.locator('.sv-row[data-kind="thread"]');
@@ -153,10 +153,10 @@ test('sub-agent files (Claude Code 2.x): nested under their calls, said in the h
   await page.locator(`.sv-row[data-index="${orphan}"]`).click();
   await page.locator('.sv-detail .sv-finding').first().click();
   const reveal = (await posted(page)).at(-1);
-  assert.ok(reveal?.type === 'reveal' && reveal.file === 1, JSON.stringify(reveal));
+  assert.ok(reveal?.type === 'reveal' && reveal.file === 1 && reveal.generation === 5, JSON.stringify(reveal));
   await page.locator('.sv-scroller').press('Enter');
   const enter = (await posted(page)).at(-1);
-  assert.ok(enter?.type === 'reveal' && enter.file === 1 && enter.range.start === view.rows[orphan]!.range!.start, JSON.stringify(enter));
+  assert.ok(enter?.type === 'reveal' && enter.file === 1 && enter.generation === 5 && enter.range.start === view.rows[orphan]!.range!.start, JSON.stringify(enter));
   await page.screenshot({ path: join(OUTPUT, 'session-sub-agent-files.png') });
   assert.deepEqual(errors, []);
   await page.context().close();

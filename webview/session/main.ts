@@ -186,8 +186,8 @@ class SessionPage {
     if (!view) return;
     if (event.key === 'Enter') {
       const row = view.rows[this.visible[this.selected] ?? -1];
-      if (row?.kind === 'step') this.post({ type: 'openStep', step: row.index, ...fileTag(row) });
-      else if (row?.range && view.textual) this.post({ type: 'reveal', range: row.range, ...fileTag(row) });
+      if (row?.kind === 'step') this.post({ type: 'openStep', step: row.index, ...fileTag(view, row) });
+      else if (row?.range && view.textual) this.post({ type: 'reveal', range: row.range, ...fileTag(view, row) });
       return;
     }
     const key = keyTarget(event.key);

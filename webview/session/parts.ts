@@ -3,7 +3,7 @@
  * row in full (text with its real line breaks, each tool call's input folded
  * behind its size, its result beside it, the pair linked both ways).
  */
-import { cacheOf, type RowFinding, type RowTool, type SessionView, type SessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
+import { cacheOf, type FileTag, type RowFinding, type RowTool, type SessionView, type SessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
 import { isClean, pairsText } from '../../src/shared/session-text';
 import { el } from '../dom';
 import { isProblem, sizeText } from './navigate';
@@ -138,15 +138,15 @@ interface DetailActions {
   onlyThread(thread: number): void;
 }
 
-/** What a row's messages to the host name as its file: a sub-agent file's index, or nothing (the session). */
-export function fileTag(row: TimelineRow): { readonly file?: number } {
-  return row.file === undefined ? {} : { file: row.file };
+/** What a row's messages to the host name as its file: a sub-agent file's index in this snapshot, or nothing (the session). */
+export function fileTag(view: SessionView, row: TimelineRow): FileTag {
+  return row.file === undefined ? {} : { file: row.file, generation: view.generation };
 }
 
 function findingList(findings: readonly RowFinding[], view: SessionView, row: TimelineRow, actions: DetailActions): HTMLElement[] {
   return findings.map((f) => {
     const item = el('button', { className: `sv-finding sv-${f.severity}`, text: `${f.severity} · ${f.rule}: ${f.message}`, title: view.textual ? 'Show the exact bytes in the text editor' : '' });
-    item.addEventListener('click', () => view.textual && actions.post({ type: 'reveal', range: f.range, ...fileTag(row) }));
+    item.addEventListener('click', () => view.textual && actions.post({ type: 'reveal', range: f.range, ...fileTag(view, row) }));
     return item;
   });
 }
@@ -189,12 +189,12 @@ export function detailOf(view: SessionView, row: TimelineRow, index: number, act
   if (row.kind === 'thread') return threadDetail(view, row, actions);
   if (row.kind === 'step') {
     const open = el('button', { className: 'sv-link', text: view.textual ? 'Open this step in the inspector ↗' : 'The inspector needs the file as text (not a zip)' });
-    open.addEventListener('click', () => view.textual && actions.post({ type: 'openStep', step: row.index, ...fileTag(row) }));
+    open.addEventListener('click', () => view.textual && actions.post({ type: 'openStep', step: row.index, ...fileTag(view, row) }));
     return [el('h2', { text: `Step ${row.index} · ${row.decision.toUpperCase()} · ${row.source}` }), open, ...cacheLine(view, row), ...findingList(row.findings, view, row, actions)];
   }
   const title = el('h2', { text: `${row.role} · row ${index + 1}${row.elision ? ' · compaction summary' : ''}${row.dropped ? ' · dropped by a rewrite' : ''}` });
   const text = el('pre', { className: 'sv-text', text: row.text + (row.size > row.text.length ? `\n… (${sizeText(row.size)} in all)` : '') });
   const reveal = el('button', { className: 'sv-link', text: 'Show in the file ↗' });
-  reveal.addEventListener('click', () => row.range && view.textual && actions.post({ type: 'reveal', range: row.range, ...fileTag(row) }));
+  reveal.addEventListener('click', () => row.range && view.textual && actions.post({ type: 'reveal', range: row.range, ...fileTag(view, row) }));
   return [title, ...(view.textual && row.range ? [reveal] : []), ...cacheLine(view, row), ...findingList(row.findings, view, row, actions), text, ...row.opaque.map((t) => el('div', { className: 'sv-muted', text: `[${t}]` })), ...row.tools.map((t) => toolDetail(view, t, actions))];
 }

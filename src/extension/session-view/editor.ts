@@ -10,7 +10,7 @@
  * the same way.
  */
 import * as vscode from 'vscode';
-import { parseSessionWebviewMessage, SESSION_PROTOCOL_VERSION, type SessionHostMessage, type SessionWebviewMessage } from '../../shared/session-protocol';
+import { fileOfMessage, parseSessionWebviewMessage, SESSION_PROTOCOL_VERSION, type SessionHostMessage, type SessionWebviewMessage } from '../../shared/session-protocol';
 import type { Checker } from '../checker';
 import { checkFile, type Report } from '../engine';
 import type { SessionView } from '../../shared/session-protocol';
@@ -37,8 +37,8 @@ class SessionEditor implements vscode.Disposable {
   private ready = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private checking: Promise<void> = Promise.resolve();
-  /** The sub-agent files of the last check, in the order of `SessionView.files`. */
-  private subAgentUris: readonly vscode.Uri[] = [];
+  /** The snapshot last sent and its sub-agent files, in the order of its `files` (a message names one by index). */
+  private sent: { readonly generation: number; readonly files: readonly vscode.Uri[] } = { generation: 0, files: [] };
 
   constructor(
     readonly uri: vscode.Uri,
@@ -77,23 +77,26 @@ class SessionEditor implements vscode.Disposable {
     }, SETTLE_MS);
   }
 
-  private async check(): Promise<Report> {
+  /** The file's report and the sub-agent files read with it. */
+  private async check(): Promise<{ readonly report: Report; readonly files: readonly vscode.Uri[] }> {
     const settings = readSettings(this.uri);
-    if (isZip(this.uri) && this.uri.scheme === 'file') return checkFile(this.uri.fsPath, settings.tokens, settings.limits);
+    if (isZip(this.uri) && this.uri.scheme === 'file') return { report: checkFile(this.uri.fsPath, settings.tokens, settings.limits), files: [] };
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.uri));
     const file = this.uri.scheme === 'file' ? this.uri.fsPath : this.uri.toString();
     const agents = await readSubAgentFiles(this.uri, settings.limits);
     const report = await this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits, ...(agents.length > 0 && { subAgents: agents.map((a) => a.source) }) }, settings.workerThresholdBytes);
-    this.subAgentUris = agents.map((a) => a.uri);
-    return report;
+    return { report, files: agents.map((a) => a.uri) };
   }
 
   private async push(): Promise<void> {
     if (!this.ready) return;
     let message: SessionHostMessage;
     try {
-      message = { type: 'session', view: sessionView(await this.check(), !isZip(this.uri)) };
+      const { report, files } = await this.check();
+      const generation = this.sent.generation + 1;
+      message = { type: 'session', view: sessionView(report, !isZip(this.uri), generation) };
       this.lastView = message.view;
+      this.sent = { generation, files };
     } catch (error) {
       message = { type: 'empty', reason: `Prefix Lens cannot show this file as a session: ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -109,7 +112,7 @@ class SessionEditor implements vscode.Disposable {
         return;
       case 'openStep': {
         // The inspector follows text documents: open the file as text first, then its step.
-        const uri = this.fileOf(message.file);
+        const uri = fileOfMessage(message, this.uri, this.sent);
         if (!uri) return;
         const document = await vscode.workspace.openTextDocument(uri);
         await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: true });
@@ -117,7 +120,7 @@ class SessionEditor implements vscode.Disposable {
         return;
       }
       case 'reveal': {
-        const uri = this.fileOf(message.file);
+        const uri = fileOfMessage(message, this.uri, this.sent);
         if (!uri) return;
         const document = await vscode.workspace.openTextDocument(uri);
         const range = new vscode.Range(document.positionAt(message.range.start), document.positionAt(message.range.end));
@@ -125,11 +128,6 @@ class SessionEditor implements vscode.Disposable {
         return;
       }
     }
-  }
-
-  /** The file a row belongs to: the session (no index), or one of its sub-agent files (only those this editor read). */
-  private fileOf(index: number | undefined): vscode.Uri | undefined {
-    return index === undefined ? this.uri : this.subAgentUris[index];
   }
 
   dispose(): void {

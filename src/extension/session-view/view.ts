@@ -134,8 +134,8 @@ function requestBlock(byStep: StepFindings, final: ContextWindow | undefined, st
   return { rows, entries, final };
 }
 
-/** The session view of a report. `textual`: the file can be shown as text (not a zip). */
-export function sessionView(report: Report, textual: boolean): SessionView {
+/** The session view of a report. `textual`: the file can be shown as text (not a zip); `generation`: which snapshot of the host's it is. */
+export function sessionView(report: Report, textual: boolean, generation = 0): SessionView {
   const threads = report.threadWindows && report.threadWindows.length > 1 ? report.threadWindows : undefined;
   const agents = report.subAgents ?? [];
   const rows = assembledRows(report, threads);
@@ -159,6 +159,7 @@ export function sessionView(report: Report, textual: boolean): SessionView {
     textual,
     files: agents.map((a) => a.file),
     fileCache: agents.map((a) => a.report?.session?.cache ?? []),
+    generation,
   };
 }
 
