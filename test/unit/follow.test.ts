@@ -8,12 +8,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import fc from 'fast-check';
 import { checkTranscript, checkTranscriptWith, UnknownFormatError } from '../../src/core/check';
 import { conversationEvents } from '../../src/core/formats/claude-code/events';
 import { RecordReader } from '../../src/core/formats/claude-code/records';
 import { splitSideChains } from '../../src/core/formats/claude-code/side-chains';
+import { SessionWalk } from '../../src/core/formats/claude-code/tree';
 import { findingEvent } from '../../src/core/formats/common';
 import { Follower, type FollowOptions } from '../../src/core/follow';
 import { adapterFor } from '../../src/core/formats/registry';
@@ -113,6 +114,14 @@ function assertWalksLikeWhole(file: string, text: string, cuts: readonly number[
 /** The offset just past each line end. */
 const lineEnds = (text: string) => [...text.matchAll(/\n/g)].map((m) => (m.index ?? 0) + 1);
 
+/** Hand-made Claude Code lines (shapes of the corpus sessions). */
+const line = (o: Record<string, unknown>) => `${JSON.stringify({ isSidechain: false, userType: 'external', sessionId: 's', ...o })}\n`;
+const side = (o: Record<string, unknown>) => line({ ...o, isSidechain: true });
+const user = (uuid: string, parentUuid: string | null, text: string, extra: Record<string, unknown> = {}) => line({ type: 'user', uuid, parentUuid, message: { role: 'user', content: text }, ...extra });
+const assistant = (uuid: string, parentUuid: string, id: string, content: unknown[], extra: Record<string, unknown> = {}) => line({ type: 'assistant', uuid, parentUuid, message: { id, role: 'assistant', content }, ...extra });
+const call = (id: string) => ({ type: 'tool_use', id, name: 'Read', input: { file_path: `/w/${id}` } });
+const result = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
+
 const cutsOf = (length: number, max: number) => fc.array(fc.integer({ min: 0, max: length }), { minLength: 1, maxLength: max });
 
 describe('following a growing file reads only what is new and reports what a full check reports', () => {
@@ -143,11 +152,6 @@ describe('following a growing file reads only what is new and reports what a ful
   }
 
   it('claude-code: lines that change what was walked before them (a preserved message written after its compaction, a side-chain parent written after its child, a uuid written twice), cut at every line end', () => {
-    const line = (o: Record<string, unknown>) => `${JSON.stringify({ isSidechain: false, userType: 'external', sessionId: 's', ...o })}\n`;
-    const user = (uuid: string, parentUuid: string | null, text: string, extra: Record<string, unknown> = {}) => line({ type: 'user', uuid, parentUuid, message: { role: 'user', content: text }, ...extra });
-    const assistant = (uuid: string, parentUuid: string, id: string, content: unknown[], extra: Record<string, unknown> = {}) => line({ type: 'assistant', uuid, parentUuid, message: { id, role: 'assistant', content }, ...extra });
-    const call = (id: string) => ({ type: 'tool_use', id, name: 'Read', input: { file_path: `/w/${id}` } });
-    const result = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
     const preservedLater = [
       user('u1', null, 'old question'),
       assistant('a1', 'u1', 'msg_1', [call('t1')]),
@@ -160,7 +164,6 @@ describe('following a growing file reads only what is new and reports what a ful
       user('r2', 'a2', '', { message: { role: 'user', content: [result('t2')] } }),
       user('u3', 'r2', 'more'),
     ].join('');
-    const side = (o: Record<string, unknown>) => line({ ...o, isSidechain: true });
     const sideChains = [
       user('m1', null, 'main question'),
       assistant('m2', 'm1', 'msg_m', [{ type: 'tool_use', id: 'task1', name: 'Task', input: { prompt: 'look around', subagent_type: 'explorer' } }]),
@@ -195,6 +198,101 @@ describe('following a growing file reads only what is new and reports what a ful
       assertWalksLikeWhole(name, text, ends);
       for (let i = 0; i < ends.length; i++) assertWalksLikeWhole(name, text, [ends[i]!, ends[(i * 5 + 3) % ends.length]!]);
     }
+  });
+
+  it('claude-code: once a line changed what was walked before it, the walks go on from the whole-file walk: each later append walks only its own line', () => {
+    /** `n` plain turns after `parent` (a call, its result, a prompt), uuids prefixed by `tag`. */
+    const turns = (n: number, parent: string, tag: string, extra: Record<string, unknown> = {}) =>
+      Array.from({ length: n }, (_, i) => {
+        const [a, r, u] = [`${tag}a${i}`, `${tag}r${i}`, `${tag}u${i}`];
+        const prompt = i === 0 ? parent : `${tag}u${i - 1}`;
+        return [assistant(a, prompt, `msg_${a}`, [call(`${tag}c${i}`)], extra), user(r, a, '', { message: { role: 'user', content: [result(`${tag}c${i}`)] }, ...extra }), user(u, r, `question ${i}`, extra)].join('');
+      }).join('');
+    const sideLine = { isSidechain: true };
+    const texts = {
+      // A compaction's preserved messages written after it (the main walk diverges at lines 7 and 8).
+      'preserved-later.jsonl': [
+        user('u1', null, 'old question'),
+        assistant('a1', 'u1', 'msg_1', [call('t1')]),
+        line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, compactMetadata: { preservedMessages: { uuids: ['p1', 'p2'] } } }),
+        user('cs', 'cb', 'Summary.', { isCompactSummary: true }),
+        user('u2', 'cs', 'next question'),
+        assistant('a2', 'u2', 'msg_2', [call('t2')]),
+        user('p1', 'a2', 'preserved question'),
+        assistant('p2', 'p1', 'msg_3', [{ type: 'text', text: 'preserved answer' }]),
+        user('r2', 'a2', '', { message: { role: 'user', content: [result('t2')] } }),
+        user('u3', 'r2', 'more'),
+        turns(40, 'u3', 'm'),
+      ].join(''),
+      // A side-chain line whose parent comes after it (the keys are not exact at line 3), then both conversations go on.
+      'side-parent-later.jsonl': [
+        user('m1', null, 'main question'),
+        assistant('m2', 'm1', 'msg_m', [{ type: 'tool_use', id: 'task1', name: 'Task', input: { prompt: 'look around', subagent_type: 'explorer' } }]),
+        side({ type: 'assistant', uuid: 's2', parentUuid: 's1', message: { id: 'msg_s', role: 'assistant', content: [call('t9')] } }),
+        side({ type: 'user', uuid: 's1', parentUuid: null, message: { role: 'user', content: 'look around' } }),
+        side({ type: 'user', uuid: 's3', parentUuid: 's2', message: { role: 'user', content: [result('t9')] } }),
+        turns(20, 's3', 's', sideLine),
+        user('m3', 'm2', '', { message: { role: 'user', content: [result('task1')] } }),
+        user('m4', 'm3', 'thanks'),
+        turns(20, 'm4', 'm'),
+      ].join(''),
+      // A sub-agent's own file (side-chain lines only) with a parent written again after its child (line 3).
+      'agent-parent-again.jsonl': [
+        side({ type: 'user', uuid: 'k1', parentUuid: null, message: { role: 'user', content: 'look around' } }),
+        side({ type: 'user', uuid: 'k2', parentUuid: 'k1', message: { role: 'user', content: 'and here' } }),
+        side({ type: 'user', uuid: 'k1', parentUuid: null, message: { role: 'user', content: 'look around again' } }),
+        turns(40, 'k2', 'k', sideLine),
+      ].join(''),
+    };
+    const options = { tokens: false as const, keepRewrites: true };
+    for (const [name, text] of Object.entries(texts)) {
+      const lines = text.split(/(?<=\n)/);
+      const follower = new Follower(name, options);
+      const walked: number[] = [];
+      const reports: unknown[] = [];
+      const add = mock.method(SessionWalk.prototype, 'add');
+      try {
+        for (const next of lines) {
+          const before = add.mock.callCount();
+          reports.push(follower.append(next));
+          walked.push(add.mock.callCount() - before);
+        }
+      } finally {
+        add.mock.restore();
+      }
+      // The append of a line that changes what was walked walks it and every line before it again (once); from the tenth line on, only the appended line is walked.
+      const head = walked.slice(0, 10);
+      assert.ok(head.some((count, i) => count === i + 2), `${name}: a line among the first ten is walked with all before it again (${head.join(' ')})`);
+      assert.deepEqual(walked.slice(10), Array(lines.length - 10).fill(1), `${name}: each append after them walks its own line only`);
+      for (const [i, report] of reports.entries()) {
+        const prefix = lines.slice(0, i + 1).join('');
+        assert.deepEqual(report, checkTranscriptWith(wholeWalk, { file: name, text: prefix }, options), `${name}: the report after line ${i + 1}`);
+      }
+    }
+  });
+
+  it('claude-code: random side-chain and main lines (parents written before or after, uuids written twice, agent ids, cycles), cut at every line end', () => {
+    const uuid = fc.constantFrom('x0', 'x1', 'x2', 'x3');
+    const record = fc.record({
+      sidechain: fc.boolean(),
+      uuid: fc.option(uuid, { nil: undefined }),
+      parent: fc.option(uuid, { nil: null }),
+      agent: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.constantFrom('ag1', 'ag2'), weight: 1 }),
+      role: fc.constantFrom('user', 'assistant'),
+      id: fc.constantFrom('msg_a', 'msg_b', 'msg_c'),
+    });
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 10 }), (records) => {
+        const text = records
+          .map((r, i) => {
+            const message = r.role === 'user' ? { role: 'user', content: `text ${i}` } : { id: r.id, role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }] };
+            return line({ type: r.role, uuid: r.uuid, parentUuid: r.parent, isSidechain: r.sidechain, ...(r.agent && { agentId: r.agent }), message });
+          })
+          .join('');
+        assertWalksLikeWhole('random.jsonl', text, lineEnds(text));
+      }),
+      { numRuns: 100, seed: 15 },
+    );
   });
 
   it('every format that grows by appends has a line reader; whole-document formats have none', () => {

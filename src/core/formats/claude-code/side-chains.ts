@@ -24,70 +24,86 @@ export interface SideChain {
 export function splitSideChains(records: readonly CcRecord[]): { main: readonly CcRecord[]; sideChains: SideChain[] } {
   if (!records.some((r) => r.kind === 'message' && !r.sidechain)) return { main: records, sideChains: [] };
   const main = records.filter((r) => !r.sidechain);
-  const groups = new Map<string, CcRecord[]>();
-  const keyOf = rootKeys(records);
-  for (const record of records) {
-    if (!record.sidechain) continue;
-    const key = keyOf(record);
-    const group = groups.get(key);
-    if (group) group.push(record);
-    else groups.set(key, [record]);
-  }
   const calls = new TaskCalls();
   for (const record of main) calls.add(record);
   const sideChains: SideChain[] = [];
-  for (const [key, group] of groups) {
+  for (const [key, group] of groupSideChains(records).groups) {
     if (!group.some((r) => r.kind === 'message')) continue;
     sideChains.push({ thread: threadOf(sideChains.length + 2, key, group, calls), records: group });
   }
   return { main, sideChains };
 }
 
-/** The group key of a side-chain line: its `agentId`, else the uuid of the root of its chain among side-chain lines. */
-function rootKeys(records: readonly CcRecord[]): (record: CcRecord) => string {
-  const byUuid = new Map<string, CcRecord>();
-  for (const r of records) if (r.sidechain && r.uuid) byUuid.set(r.uuid, r);
-  const memo = new Map<CcRecord, string>();
-  return (record) => {
+/** The side-chain lines grouped by key, in order of first appearance, and the keys as the last line leaves them (a followed file goes on with them). */
+export function groupSideChains(records: readonly CcRecord[]): { readonly groups: Map<string, CcRecord[]>; readonly keys: SideChainKeys } {
+  const side = records.filter((r) => r.sidechain);
+  const keys = SideChainKeys.whole(side);
+  const groups = new Map<string, CcRecord[]>();
+  for (const [i, record] of side.entries()) {
+    const key = keys.of[i] as string;
+    const group = groups.get(key);
+    if (group) group.push(record);
+    else groups.set(key, [record]);
+  }
+  return { groups, keys: keys.keys };
+}
+
+/**
+ * The group key of a side-chain line: its `agentId`, else the uuid of the
+ * root of its chain among side-chain lines (a uuid written twice stands for
+ * its last line). A whole file's lines are all named before any is keyed
+ * (`whole`); a followed file's lines are named and keyed as they come
+ * (`key`), which gives the whole file's keys as long as no line comes with a
+ * uuid an earlier line named as its parent (a parent written after its
+ * child, a parent written again after a child): when one does, `exact` turns
+ * false.
+ */
+export class SideChainKeys {
+  private readonly byUuid = new Map<string, CcRecord>();
+  private readonly parents = new Set<string>();
+  private readonly memo = new Map<CcRecord, string>();
+  exact = true;
+
+  /** The keys of `side` (a whole file's side-chain lines, in order), and the keys to go on with (`exact` from there). */
+  static whole(side: readonly CcRecord[]): { readonly keys: SideChainKeys; readonly of: string[] } {
+    const keys = new SideChainKeys();
+    for (const record of side) keys.name(record);
+    const of = side.map((record) => keys.keyOf(record));
+    keys.exact = true;
+    return { keys, of };
+  }
+
+  /** The key of the next side-chain line of a followed file. */
+  key(record: CcRecord): string {
+    this.name(record);
+    return this.keyOf(record);
+  }
+
+  private name(record: CcRecord): void {
+    if (record.uuid) {
+      // Only a line that named this uuid as its parent walked through it (or past where it now points).
+      if (this.parents.has(record.uuid)) this.exact = false;
+      this.byUuid.set(record.uuid, record);
+    }
+    if (typeof record.parentUuid === 'string') this.parents.add(record.parentUuid);
+  }
+
+  private keyOf(record: CcRecord): string {
     const agent = agentIdOf(record);
     if (agent) return `agent:${agent}`;
     const path: CcRecord[] = [];
     let at: CcRecord | undefined = record;
-    while (at && !memo.has(at) && !path.includes(at) && path.length < MAX_CHAIN) {
+    while (at && !this.memo.has(at) && !path.includes(at) && path.length < MAX_CHAIN) {
       path.push(at);
-      at = typeof at.parentUuid === 'string' ? byUuid.get(at.parentUuid) : undefined;
+      at = typeof at.parentUuid === 'string' ? this.byUuid.get(at.parentUuid) : undefined;
     }
-    const key = (at && memo.get(at)) ?? `root:${path[path.length - 1]?.uuid ?? record.index}`;
-    for (const r of path) memo.set(r, key);
+    const key = (at && this.memo.get(at)) ?? `root:${path[path.length - 1]?.uuid ?? record.index}`;
+    for (const r of path) this.memo.set(r, key);
     return key;
-  };
-}
-
-/**
- * The group key of each side-chain line as the lines come (a followed file),
- * the key `rootKeys` gives over the whole file as long as every line names a
- * parent written before it. `exact` turns false when one does not (a parent
- * written later, a uuid written twice, a chain deeper than `rootKeys` walks).
- */
-export class SideChainKeys {
-  private readonly roots = new Map<string, { readonly root: string; readonly depth: number }>();
-  private readonly dangling = new Set<string>();
-  exact = true;
-
-  key(record: CcRecord): string {
-    if (record.uuid && (this.dangling.has(record.uuid) || this.roots.has(record.uuid))) this.exact = false;
-    const parent = typeof record.parentUuid === 'string' ? record.parentUuid : undefined;
-    const above = parent === undefined ? undefined : this.roots.get(parent);
-    if (parent !== undefined && !above) this.dangling.add(parent);
-    const own = { root: above?.root ?? `root:${record.uuid ?? record.index}`, depth: (above?.depth ?? 0) + 1 };
-    if (own.depth >= MAX_CHAIN) this.exact = false;
-    if (record.uuid) this.roots.set(record.uuid, own);
-    const agent = agentIdOf(record);
-    return agent ? `agent:${agent}` : own.root;
   }
 }
 
-/** The longest parent chain `rootKeys` walks. */
+/** The longest parent chain a key walks. */
 const MAX_CHAIN = 10_000;
 
 function agentIdOf(record: CcRecord): string | undefined {
