@@ -4,7 +4,8 @@
  * results), against the input's own bytes per call; the issue's target shape
  * (a native trace of tool calls sharing one id, ~36 bytes a call: 4×10^5
  * calls, and the full 4×10^6 calls / ~140 MB unless `--quick`); and token counting on
- * pathological texts (letters with no space, Thai, CJK, DNA, spaces, braces)
+ * pathological texts (letters with no space, Thai, CJK, DNA, spaces, braces,
+ * alternating ASCII and non-ASCII punctuation)
  * against counting prose of the same length. Each measured in a child process.
  */
 import { execFileSync } from 'node:child_process';

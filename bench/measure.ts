@@ -154,6 +154,7 @@ function timeTokens(): Output {
     acgt: fill('ACGT'),
     spaces: fill(' '),
     braces: fill('{'),
+    punctuation: fill('!、'),
   };
   createTokenCounter('o200k_base').count('warm up');
   const out: Output = {};

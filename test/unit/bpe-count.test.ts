@@ -2,7 +2,9 @@
  * The token counter's BPE (src/core/bpe.ts) against js-tiktoken itself: the
  * same number of tokens as `Tiktoken.encode(text, [], []).length`, for both
  * encodings, on real files (the corpus, the docs, the sources) and on random
- * texts (any Unicode, lone surrogates, special-token text, long words).
+ * texts (any Unicode, lone surrogates, special-token text, long words), and
+ * on long pieces of alternating ASCII and non-ASCII punctuation, one piece to
+ * the pattern, where the merge runs long (merge order: lowest rank, leftmost).
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -69,6 +71,27 @@ for (const [name, ranks] of [
         }),
         { numRuns: 400 },
       );
+    });
+
+    it('on a 2,048-character piece of alternating ASCII and non-ASCII punctuation', () => {
+      const piece = '.。.、,!!!'.repeat(256);
+      assert.equal([...piece.matchAll(new RegExp(ranks.pat_str, 'gu'))].length, 1);
+      assert.equal(counter.count(piece), want(piece));
+    });
+
+    it('on random long punctuation pieces: runs of equal pairs, ties of rank, emoji, a letter or space now and then', () => {
+      const punctuation = fc.constantFrom('!', '!!', '.', '...', ',', '?', '(', '"', '、', '、、', '。', '「', '」', '…', '——', '・', '¿', '😀', '\ud83d');
+      const unit = fc.oneof({ arbitrary: punctuation, weight: 60 }, { arbitrary: fc.constantFrom(' ', 'a', '\n'), weight: 1 });
+      let longest = 0;
+      fc.assert(
+        fc.property(fc.array(unit, { minLength: 20, maxLength: 300, size: 'max' }), (units) => {
+          const text = units.join('');
+          for (const [piece] of text.matchAll(new RegExp(ranks.pat_str, 'gu'))) longest = Math.max(longest, piece.length);
+          assert.equal(counter.count(text), want(text), JSON.stringify(text));
+        }),
+        { numRuns: 100 },
+      );
+      assert.ok(longest > 200, `longest piece ${longest} characters`);
     });
   });
 }

@@ -1,8 +1,9 @@
 /**
  * Work linear in the input (issue 11): format detection on pathological heads,
  * and token counting that cuts long pre-tokenizer runs. Speed itself is
- * measured in `npm run bench` (tokens-pathological); here only a generous
- * "well under a second" guard for detection, and the counts' accuracy.
+ * measured in `npm run bench` (tokens-pathological); here only generous
+ * "well under N s" guards for detection and for a text that is one long
+ * piece per chunk, and the counts' accuracy.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,7 +12,7 @@ import { describe, it } from 'node:test';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { ADAPTERS, detectFormat } from '../../src/core/formats/registry';
-import { countLinear, createTokenCounter, ESTIMATE_ABOVE } from '../../src/core/tokens';
+import { CHUNK, countLinear, createTokenCounter, ESTIMATE_ABOVE } from '../../src/core/tokens';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MiB = 1 << 20;
@@ -71,5 +72,17 @@ describe('hostile input: token counts', () => {
     const pieces = countLinear(unit, encode) * reps;
     const estimate = counter.count(whole);
     assert.ok(Math.abs(estimate - pieces) <= pieces * 0.02, `${estimate} vs ${pieces}`);
+  });
+
+  it('counts 1 MiB of alternating ASCII and non-ASCII punctuation, one 2,048-character piece per chunk, exactly and in well under 20 s', () => {
+    // No run is longer than one character, so nothing is estimated: every chunk is one piece for the byte-pair merge.
+    const text = fill('!、');
+    assert.ok(text.length <= ESTIMATE_ABOVE && text.length % CHUNK === 0);
+    const started = performance.now();
+    const got = createTokenCounter('o200k_base').count(text);
+    const ms = performance.now() - started;
+    assert.ok(ms < 20_000, `${ms.toFixed(0)} ms`);
+    // Every chunk is the same 2,048 characters.
+    assert.equal(got, (text.length / CHUNK) * encode(text.slice(0, CHUNK)));
   });
 });
