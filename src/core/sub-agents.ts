@@ -30,7 +30,7 @@ import type { ThreadInfo } from './transcript';
 /** Sub-agent files read beside one session; the rest are listed as not read. */
 export const MAX_SUB_AGENTS = 200;
 /** Largest `.meta.json` read. */
-const MAX_META_BYTES = 64 * 1024;
+export const MAX_META_BYTES = 64 * 1024;
 /** Lines of a sub-agent file searched for its first prompt. */
 const PROMPT_LINES = 200;
 

@@ -44,7 +44,7 @@ export { applyEdits } from '../core/fix/edits';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';
 export { shownThread } from '../core/report/json';
-export { agentIdOfFile, OVER_COUNT, subAgentNames, tooLarge } from '../core/sub-agents';
+export { agentIdOfFile, MAX_META_BYTES, OVER_COUNT, subAgentNames, tooLarge } from '../core/sub-agents';
 export { startProxy, type RunningProxy } from '../core/live/proxy';
 export type { Limits };
 

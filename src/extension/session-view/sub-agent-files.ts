@@ -6,9 +6,7 @@
  * any other is listed with why it was not read. Never throws.
  */
 import * as vscode from 'vscode';
-import { agentIdOfFile, OVER_COUNT, resolveLimits, subAgentNames, tooLarge, type Limits, type SubAgentFile } from '../engine';
-
-const MAX_META_BYTES = 64 * 1024;
+import { agentIdOfFile, MAX_META_BYTES, OVER_COUNT, resolveLimits, subAgentNames, tooLarge, type Limits, type SubAgentFile } from '../engine';
 
 /** The folder of a session's sub-agent files (it may not exist). */
 export function subAgentFolder(session: vscode.Uri): vscode.Uri {
