@@ -87,7 +87,7 @@ export class Session {
 
   /** An offset of the report: past the document's end (lines read from the file before the reload), placed by the report's line starts. */
   private position(offset: number): vscode.Position {
-    const end = this.document.offsetAt(this.document.lineAt(this.document.lineCount - 1).range.end);
+    const end = documentLength(this.document);
     const starts = this.current?.lineStarts ?? [];
     if (offset <= end || starts.length === 0) return this.document.positionAt(offset);
     const line = Math.max(0, partitionPoint(starts.length, (i) => (starts[i] ?? 0) <= offset) - 1);
