@@ -184,7 +184,7 @@ function scanObject(head: string, start: number): { object: HeadObject; pos: num
    * under (depth 2 only), whether it is an object. `depth` counts every open
    * container, so deep nesting costs neither memory nor time.
    */
-  const stack: { readonly isObject: boolean; readonly under?: string; readonly path: string }[] = [];
+  const stack: OpenContainer[] = [];
   let depth = 0;
   let expectKey = false;
   let lastTopKey: string | undefined;
@@ -199,7 +199,7 @@ function scanObject(head: string, start: number): { object: HeadObject; pos: num
         const key = (lastKey = head.slice(pos + 1, Math.max(pos + 1, end - 1)));
         if (depth === 1) keys.add((lastTopKey = key));
         else if (depth === 2 && top.under !== undefined) nestedSet(nested, top.under).add(key);
-        paths.add(top.path ? `${top.path}.${key}` : key);
+        paths.add(childPath(top, key));
         expectKey = false;
       }
       pos = end;
@@ -207,8 +207,7 @@ function scanObject(head: string, start: number): { object: HeadObject; pos: num
     }
     if (c === 123 || c === 91) {
       if (depth < MAX_PATH_DEPTH) {
-        const parent = stack[stack.length - 1];
-        const path = !parent ? '' : parent.isObject ? (parent.path ? `${parent.path}.${lastKey}` : lastKey) : `${parent.path}[]`;
+        const path = childPath(stack[stack.length - 1], lastKey);
         stack.push({ isObject: c === 123, under: depth === 1 ? lastTopKey : undefined, path });
         if (c === 91) paths.add(`${path}[]`);
       }
@@ -224,6 +223,20 @@ function scanObject(head: string, start: number): { object: HeadObject; pos: num
     pos++;
   }
   return { object: { keys, nested, paths, text: head.slice(start) }, pos };
+}
+
+/** A container open in `scanObject`: its key path, the top-level key it sits under (depth 2 only), whether it is an object. */
+interface OpenContainer {
+  readonly isObject: boolean;
+  readonly under?: string;
+  readonly path: string;
+}
+
+/** The path of what sits in `parent` (none: the top object) under `key` (its last key when an object, else an element). */
+function childPath(parent: OpenContainer | undefined, key: string): string {
+  if (!parent) return '';
+  if (!parent.isObject) return `${parent.path}[]`;
+  return parent.path ? `${parent.path}.${key}` : key;
 }
 
 /** How deep key paths are kept: a record's `request.body.messages[].role` is five containers down. */
