@@ -51,7 +51,7 @@ async function load(harness: Harness, fixture: Fixture): Promise<{ page: Page; t
 }
 
 /** A key → step `want` shown: the wall time (with the stub host's transfer), the webview's own share, and until painted. */
-async function stepChange(page: Page, key: string, want: number): Promise<{ wall: number; render: number; paint: number }> {
+async function stepChange(page: Page, key: string, want: number): Promise<StepTimes> {
   const started = Date.now();
   await page.keyboard.press(key);
   await waitReady(page, want, 120_000);
@@ -89,6 +89,26 @@ async function plainLoad(harness: Harness, fixture: Fixture): Promise<number> {
 
 const best = (values: number[]) => Math.min(...values);
 
+/** One step change: the wall time to the step shown, the render and the paint. */
+interface StepTimes {
+  readonly wall: number;
+  readonly render: number;
+  readonly paint: number;
+}
+
+/** Step changes of one kind over the runs, each time in its own list. */
+class StepSeries {
+  readonly wall: number[] = [];
+  readonly render: number[] = [];
+  readonly paint: number[] = [];
+
+  add(times: StepTimes): void {
+    this.wall.push(times.wall);
+    this.render.push(times.render);
+    this.paint.push(times.paint);
+  }
+}
+
 /** The bundles as they ship (minified), in dist/ where the harness serves them from. */
 function buildShipped(): void {
   execFileSync(process.execPath, ['esbuild.js', '--production'], { cwd: ROOT, stdio: 'inherit' });
@@ -103,12 +123,8 @@ export async function benchWebview(): Promise<BenchResult[]> {
     const baseline: number[] = [];
     const tti: number[] = [];
     const render: number[] = [];
-    const step: number[] = [];
-    const appendRender: number[] = [];
-    const appendPaint: number[] = [];
-    const other: number[] = [];
-    const otherRender: number[] = [];
-    const otherPaint: number[] = [];
+    const append = new StepSeries();
+    const other = new StepSeries();
     const plain: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const e = await load(harness, empty);
@@ -118,32 +134,23 @@ export async function benchWebview(): Promise<BenchResult[]> {
       const l = await load(harness, large);
       tti.push(l.tti);
       render.push(l.render);
-      const append = await stepChange(l.page, ']', 2);
-      step.push(append.wall);
-      appendRender.push(append.render);
-      appendPaint.push(append.paint);
-      const back = await stepChange(l.page, '[', 1);
-      other.push(back.wall);
-      otherRender.push(back.render);
-      otherPaint.push(back.paint);
+      append.add(await stepChange(l.page, ']', 2));
+      other.add(await stepChange(l.page, '[', 1));
       // Stepping on: the same append step again, once the panel has shown a step change.
-      const again = await stepChange(l.page, ']', 2);
-      step.push(again.wall);
-      appendRender.push(again.render);
-      appendPaint.push(again.paint);
+      append.add(await stepChange(l.page, ']', 2));
       await l.page.context().close();
     }
     const emptyLoad = best(baseline);
     return [
       result('inspector.tti-10k', best(tti), 'ms', emptyLoad),
-      result('inspector.step-change-10k', best(step), 'ms', emptyLoad),
+      result('inspector.step-change-10k', best(append.wall), 'ms', emptyLoad),
       result('inspector.render-10k', best(render), 'ms', emptyLoad),
-      result('inspector.step-other-10k', best(other), 'ms', emptyLoad),
+      result('inspector.step-other-10k', best(other.wall), 'ms', emptyLoad),
       result('inspector.tti-10k-vs-plain-page', best(tti), 'ms', best(plain)),
-      result('inspector.render-append-step-10k', best(appendRender), 'ms', emptyLoad),
-      result('inspector.render-other-step-10k', best(otherRender), 'ms', emptyLoad),
-      result('inspector.paint-append-step-10k', best(appendPaint), 'ms', APPEND_STEP_TARGET),
-      result('inspector.paint-other-step-10k', best(otherPaint), 'ms', OTHER_STEP_TARGET),
+      result('inspector.render-append-step-10k', best(append.render), 'ms', emptyLoad),
+      result('inspector.render-other-step-10k', best(other.render), 'ms', emptyLoad),
+      result('inspector.paint-append-step-10k', best(append.paint), 'ms', APPEND_STEP_TARGET),
+      result('inspector.paint-other-step-10k', best(other.paint), 'ms', OTHER_STEP_TARGET),
     ];
   } finally {
     await harness.close();
