@@ -4,7 +4,7 @@
  * Also compares two snapshots of the same session (`checkAgainst`).
  */
 import type { CheckOptions, ReadStop, Report, StepReport } from './results';
-import { createEngineContext, type EngineContext } from './context';
+import { createEngineContext, pairsOf, type EngineContext } from './context';
 import { finding, findingKey, type Finding, type RuleId, type StepVerdict } from './findings';
 import { adapterFor, detectFormat, unreadFormat } from './formats/registry';
 import { boundaryPosition, byPosition, judgeRewrite } from './guard';
@@ -261,7 +261,7 @@ function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly
   const findings = byPosition([...run.findings, ...omittedFindings(run)]);
   const read = usage.facts();
   const facts = { ...read, usage: run.threads.threadUsage(read.usage) };
-  const session = sessionSummary({ format, threads: run.threads.summaries(), tally: run.tally, steps: run.steps, findings, facts, memo: run.summary });
+  const session = sessionSummary({ format, threads: run.threads.summaries((window) => pairsOf(window, run.context)), tally: run.tally, steps: run.steps, findings, facts, memo: run.summary });
   return {
     file,
     format,

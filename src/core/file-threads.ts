@@ -8,7 +8,7 @@
  * not continued for longer is reduced to its counts (a hostile log cannot pin
  * one window per request).
  */
-import type { ContextWindow } from './model';
+import type { ContextWindow, ToolPair } from './model';
 import { partitionPoint } from '../shared/search';
 import { pairCounts, turnsOf, type PairCounts } from './session';
 import type { ThreadInfo } from './transcript';
@@ -79,8 +79,9 @@ export class ThreadTally {
     return this.sorted().flatMap((e) => (e.window ? [{ thread: e.info, window: e.window }] : []));
   }
 
-  summaries(): ThreadSummary[] {
-    return this.sorted().map((e) => ({ ...e.info, ...(e.counts ?? countsOf(e.window)) }));
+  /** Every thread's counts; `pairsOf`: a window's pair index when the check already made it. */
+  summaries(pairsOf?: (window: ContextWindow) => ReadonlyMap<string, ToolPair>): ThreadSummary[] {
+    return this.sorted().map((e) => ({ ...e.info, ...(e.counts ?? countsOf(e.window, pairsOf)) }));
   }
 
   /** Usage read from a line tagged 'main' that holds a window of another thread belongs to that thread. */
@@ -106,6 +107,6 @@ export class ThreadTally {
   }
 }
 
-function countsOf(window: ContextWindow | undefined): Counts {
-  return { messages: window?.messages.length ?? 0, turns: window ? turnsOf(window) : 0, pairs: pairCounts(window) };
+function countsOf(window: ContextWindow | undefined, pairsOf?: (window: ContextWindow) => ReadonlyMap<string, ToolPair>): Counts {
+  return { messages: window?.messages.length ?? 0, turns: window ? turnsOf(window) : 0, pairs: pairCounts(window, window && pairsOf?.(window)) };
 }

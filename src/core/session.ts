@@ -7,7 +7,7 @@
  */
 import type { Decision, Finding, RuleId } from './findings';
 import type { ThreadSummary } from './file-threads';
-import type { ContextWindow, FormatId } from './model';
+import type { ContextWindow, FormatId, ToolPair } from './model';
 import { pairStates } from './pairing';
 import type { StepReport } from './results';
 import type { SourceRange } from './text';
@@ -110,10 +110,11 @@ export function turnsOf(window: ContextWindow): number {
   return window.messages.filter((m) => m.role === 'user' && m.blocks.some((b) => b.kind === 'text')).length;
 }
 
-export function pairCounts(window: ContextWindow | undefined): PairCounts {
+/** The pairs of `window` by state (`pairs`: its pair index, when made already). */
+export function pairCounts(window: ContextWindow | undefined, pairs?: ReadonlyMap<string, ToolPair>): PairCounts {
   const counts = { paired: 0, pending: 0, orphaned: 0 };
   if (!window) return counts;
-  for (const state of pairStates(window).values()) {
+  for (const state of pairStates(window, pairs).values()) {
     if (state === 'paired') counts.paired++;
     else if (state === 'pending') counts.pending++;
     else counts.orphaned++;
