@@ -19,7 +19,7 @@ import { UsageScanner } from './usage';
 import { WindowTracker } from './window-tracker';
 import { exactWindow, isShallow } from './formats/carry';
 import type { FormatAdapter, ThreadInfo, TranscriptEvent, TranscriptInput } from './transcript';
-import { collectUnreadParts, forkUnreadParts, unreadParts, unreadPartsFinding, type UnreadParts } from './unread-parts';
+import { collectUnreadParts, forkUnreadParts, unreadParts, unreadPartsFinding, type UnreadMemo, type UnreadParts } from './unread-parts';
 
 /** Thrown when a file's format is neither given nor recognised (the CLI exits 2 on it). */
 export class UnknownFormatError extends Error {
@@ -78,6 +78,8 @@ export interface Run {
   readonly unread: UnreadParts;
   /** What the summaries of a followed file's reports share (a run and its forks hold one). */
   readonly summary: SummaryMemo;
+  /** What the unread-parts counts of a followed file's reports share: set on the forks a report is finished on (follow.ts). */
+  readonly unreadMemo?: UnreadMemo;
 }
 
 function report(run: Run, f: Finding): void {
@@ -108,7 +110,8 @@ function onWindow(run: Run, window: ContextWindow, thread?: ThreadInfo): void {
   // A side-chain is never the file's last window: the main conversation is.
   if (thread?.kind !== 'side-chain') run.finalWindow = window;
   run.threads.see(window, thread);
-  collectUnreadParts(window, run.unread);
+  if (run.unreadMemo && thread?.kind !== 'side-chain') run.unreadMemo.collect(window, run.unread);
+  else collectUnreadParts(window, run.unread);
 }
 
 function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {

@@ -20,6 +20,7 @@ import { formatBytes, LimitError, resolveLimits, type Limits } from './limits';
 import type { CheckOptions, Report } from './results';
 import { LineIndex, splitLines, type SourceLine } from './text';
 import type { FormatAdapter, LineReader } from './transcript';
+import { UnreadMemo } from './unread-parts';
 import { UsageScanner } from './usage';
 import { firstLineOf } from './formats/common';
 
@@ -41,6 +42,8 @@ interface Reading {
   readonly adapter: FormatAdapter;
   readonly reader: LineReader;
   readonly run: Run;
+  /** What the unread-parts counts of the reports' final windows share (given to each report's fork of the run). */
+  readonly unreadMemo: UnreadMemo;
   readonly usage: UsageScanner;
   readonly starts: LineIndex;
   /** Lines read, and the offset just past the last one's text. */
@@ -115,7 +118,7 @@ export class Follower {
       const held = this.held ?? '';
       return checkTranscriptWith(this.adapterOf(held), { file: this.file, text: held }, this.options);
     }
-    const fork: Reading = { ...reading, run: forkRun(reading.run), usage: reading.usage.fork(), starts: reading.starts.copy() };
+    const fork: Reading = { ...reading, run: { ...forkRun(reading.run), unreadMemo: reading.unreadMemo }, usage: reading.usage.fork(), starts: reading.starts.copy() };
     const reader = reading.reader.fork();
     const [tail] = this.pending === '' ? [] : splitLines(this.pending);
     if (tail) this.readLine(fork, reader, { ...tail, offset: this.fed, index: reading.lines });
@@ -137,7 +140,7 @@ export class Follower {
     const firstLine = firstLineOf(text.slice(0, text.lastIndexOf('\n') + 1));
     const reader = firstLine === undefined ? undefined : adapter.lineReader?.(this.file, firstLine);
     if (!reader) return undefined;
-    return { adapter, reader, run: newRun(this.options, this.limits), usage: new UsageScanner(adapter.id), starts: new LineIndex(), lines: 0, upTo: 0, bytes: 0 };
+    return { adapter, reader, run: newRun(this.options, this.limits), unreadMemo: new UnreadMemo(), usage: new UsageScanner(adapter.id), starts: new LineIndex(), lines: 0, upTo: 0, bytes: 0 };
   }
 
   /** Reads the complete lines of the pending text and `more`; keeps the unfinished last line pending. */

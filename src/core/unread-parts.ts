@@ -108,6 +108,29 @@ function shown(name: string): string {
   return name === UNTYPED ? 'no "type"' : JSON.stringify(name);
 }
 
+/** Messages walked: a check's own, and those walked before it (its origin's when it is a fork, a memo's prefix). */
+class Walked {
+  private readonly own = new WeakSet<Message>();
+  constructor(private readonly before: { has(message: Message): boolean }[] = []) {}
+
+  has(message: Message): boolean {
+    return this.own.has(message) || this.before.some((set) => set.has(message));
+  }
+
+  add(message: Message): void {
+    this.own.add(message);
+  }
+
+  /** Counts the messages of `set` as walked too. */
+  inherit(set: { has(message: Message): boolean }): void {
+    this.before.push(set);
+  }
+
+  fork(): Walked {
+    return new Walked([...this.before, this.own]);
+  }
+}
+
 /**
  * What a check has counted so far: the parts, keyed by the JSON value they
  * were read from (the same part in several windows counts once; parts of one
@@ -119,18 +142,65 @@ export interface UnreadParts {
   /** Parts of a type the reader does not know (not tool-shaped). */
   readonly unknown: Map<JsonNode, { readonly range: SourceRange; readonly type: string }>;
   /** Messages walked already (walking one again changes nothing: parts are keyed by their JSON value). */
-  readonly walked: { has(message: Message): boolean; add(message: Message): unknown };
+  readonly walked: Walked;
+  /** Stands for what was counted and walked: a new object after each window, a fork's is its origin's (`UnreadMemo`). */
+  state: object;
 }
 
 export function unreadParts(): UnreadParts {
-  return { parts: new Map(), unknown: new Map(), walked: new WeakSet() };
+  return { parts: new Map(), unknown: new Map(), walked: new Walked(), state: {} };
 }
 
 /** An independent copy: messages walked by the copy are not marked walked in `unread`. */
 export function forkUnreadParts(unread: UnreadParts): UnreadParts {
-  const own = new WeakSet<Message>();
-  const walked = { has: (m: Message) => own.has(m) || unread.walked.has(m), add: (m: Message) => own.add(m) };
-  return { parts: new Map(unread.parts), unknown: new Map(unread.unknown), walked };
+  return { parts: new Map(unread.parts), unknown: new Map(unread.unknown), walked: unread.walked.fork(), state: unread.state };
+}
+
+/**
+ * What the unread-parts counts of a followed file's final windows share from
+ * one report to the next (each report's fork holds it): the last window counted,
+ * the state it was counted from, and the counts after all but its last
+ * message, with those messages walked. A window counted from the same state
+ * that starts with the same message objects starts from these counts and
+ * walks only from the old last message on (it may have grown or been replaced),
+ * so its counts are those a walk of all its messages gives, in the same order.
+ */
+export class UnreadMemo {
+  private from: object | undefined;
+  private messages: readonly Message[] = [];
+  private parts = new Map<JsonNode, SourceRange>();
+  private unknown = new Map<JsonNode, { readonly range: SourceRange; readonly type: string }>();
+  private walked = new WeakSet<Message>();
+
+  /** Counts `window` into `unread` as `collectUnreadParts` does, from the memo when it applies; returns the index of the first message walked. */
+  collect(window: ContextWindow, unread: UnreadParts): number {
+    const messages = window.messages;
+    const start = this.resumes(messages, unread.state) ? this.messages.length - 1 : 0;
+    if (start > 0) {
+      copyInto(unread.parts, this.parts);
+      copyInto(unread.unknown, this.unknown);
+    } else Object.assign(this, { from: unread.state, walked: new WeakSet<Message>() });
+    unread.walked.inherit(this.walked);
+    const prefix = Math.max(0, messages.length - 1);
+    collectMessages(window.format, messages, start, prefix, unread, this.walked);
+    Object.assign(this, { messages, parts: new Map(unread.parts), unknown: new Map(unread.unknown) });
+    collectMessages(window.format, messages, prefix, messages.length, unread, unread.walked);
+    unread.state = {};
+    return start;
+  }
+
+  /** Whether `messages`, counted from `state`, start with the memo's messages but its last. */
+  private resumes(messages: readonly Message[], state: object): boolean {
+    const kept = this.messages.length - 1;
+    if (state !== this.from || kept < 1 || messages.length <= kept) return false;
+    for (let i = 0; i < kept; i++) if (messages[i] !== this.messages[i]) return false;
+    return true;
+  }
+}
+
+function copyInto<K, V>(target: Map<K, V>, source: ReadonlyMap<K, V>): void {
+  target.clear();
+  for (const [key, value] of source) target.set(key, value);
 }
 
 /**
@@ -140,10 +210,17 @@ export function forkUnreadParts(unread: UnreadParts): UnreadParts {
  * costs nothing here.
  */
 export function collectUnreadParts(window: ContextWindow, unread: UnreadParts): void {
-  const table = KNOWN_OPAQUE[window.format];
-  for (const message of window.messages) {
+  collectMessages(window.format, window.messages, 0, window.messages.length, unread, unread.walked);
+  unread.state = {};
+}
+
+/** Adds the parts of `messages[from..to)` not walked yet, marking them walked in `walked`. */
+function collectMessages(format: FormatId, messages: readonly Message[], from: number, to: number, unread: UnreadParts, walked: { add(message: Message): unknown }): void {
+  const table = KNOWN_OPAQUE[format];
+  for (let i = from; i < to; i++) {
+    const message = messages[i] as Message;
     if (unread.walked.has(message) || message[CARRIED_FROM]) continue;
-    unread.walked.add(message);
+    walked.add(message);
     for (const block of message.blocks) {
       if (block.kind !== 'opaque' || !block.source) continue;
       const value = block.value;
