@@ -75,7 +75,9 @@ after(async () => {
 test('opening the seed incident: CodeLens and squiggles in the editor', async () => {
   const lens = page.locator('.codelens-decoration', { hasText: 'Step 1/1 · ABORT' });
   await lens.first().waitFor();
-  const text = await lens.first().innerText();
+  // The lens's text, not innerText: a refresh (another report of the same file) renders the lenses
+  // anew, hidden until laid out, and innerText of a hidden lens is empty.
+  const text = (await lens.first().textContent()) ?? '';
   assert.match(text, /tool-result-orphaned toolu_01/);
   assert.match(text, /cache −[\d,]+ tokens/);
   await page.locator('.squiggly-error').first().waitFor();
