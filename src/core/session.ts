@@ -130,6 +130,8 @@ export function pairCounts(window: ContextWindow | undefined, pairs?: ReadonlyMa
  */
 export class SummaryMemo {
   readonly rows = new WeakMap<UsageRecord, { readonly index: number; readonly before: UsageRecord | undefined; readonly row: CacheRow }>();
+  /** The rows of the last summary (`cacheRows` goes on from them). */
+  last: LastRows | undefined;
   private sums: { count: number; last?: UsageRecord; prompt: number; read: number; write: number; writes: boolean; output: number; models: Set<string> } = emptySums();
 
   /** The totals and models of `usage`, adding only the requests after those summed last time (when `usage` goes on from them). */
@@ -214,6 +216,34 @@ function lifetimeOf(record: UsageRecord): number {
   return record.longLived ? 3600 : 300;
 }
 
+/**
+ * The cache rows of the last summary, what they were made from, and where
+ * the next one goes on from: each thread's last record, the end of the
+ * furthest record, the rows with a step (they depend on the findings) with
+ * the record before theirs.
+ */
+interface LastRows {
+  readonly usage: readonly UsageRecord[];
+  readonly steps: readonly StepReport[];
+  readonly rows: readonly CacheRow[];
+  readonly previous: ReadonlyMap<string, UsageRecord>;
+  readonly end: number;
+  readonly stepRows: ReadonlyMap<number, UsageRecord | undefined>;
+}
+
+/**
+ * Whether the last summary's rows stand for the first rows of this one: the
+ * usage goes on from the same records and the steps from the same steps but
+ * for new ones after every record it had (a step breaks a row only between
+ * the row's record and the one before it). Rows with a step are made again.
+ */
+function goesOn(last: LastRows | undefined, usage: readonly UsageRecord[], steps: readonly StepReport[]): last is LastRows {
+  if (!last || usage.length < last.usage.length || last.usage.some((record, i) => usage[i] !== record)) return false;
+  let same = 0;
+  while (same < steps.length && same < last.steps.length && steps[same] === last.steps[same]) same++;
+  return steps.slice(same).every((step) => !step.range || step.range.start > last.end);
+}
+
 function cacheRows(usage: readonly UsageRecord[], steps: readonly StepReport[], findings: readonly Finding[], memo: SummaryMemo): CacheRow[] {
   const stepsOf = new Map<string, StepReport[]>();
   for (const step of steps) {
@@ -222,17 +252,37 @@ function cacheRows(usage: readonly UsageRecord[], steps: readonly StepReport[], 
     if (!list) stepsOf.set(key, (list = []));
     list.push(step);
   }
-  const previous = new Map<string, UsageRecord>();
-  return usage.map((record, i) => {
+  const last = goesOn(memo.last, usage, steps) ? memo.last : undefined;
+  const previous = new Map(last?.previous);
+  const stepRows = new Map<number, UsageRecord | undefined>();
+  const rows = (last?.rows ?? []).map((row, i) => {
+    if (!last?.stepRows.has(i)) return row;
+    const before = last.stepRows.get(i);
+    stepRows.set(i, before);
+    const record = usage[i] as UsageRecord;
+    return cacheRow(record, i + 1, before, stepsOf.get(record.thread) ?? [], findings);
+  });
+  let end = last?.end ?? 0;
+  for (let i = rows.length; i < usage.length; i++) {
+    const record = usage[i] as UsageRecord;
     const before = previous.get(record.thread);
     previous.set(record.thread, record);
-    const threadSteps = stepsOf.get(record.thread) ?? [];
-    const known = memo.rows.get(record);
-    if (known && known.index === i + 1 && known.before === before && !(before && breakStep(threadSteps, before.end, record.end))) return known.row;
-    const row = cacheRow(record, i + 1, before, threadSteps, findings);
-    if (!row.predicted.step) memo.rows.set(record, { index: i + 1, before, row });
-    return row;
-  });
+    end = Math.max(end, record.end);
+    const row = memoRow(record, i + 1, before, stepsOf.get(record.thread) ?? [], findings, memo);
+    if (row.predicted.step) stepRows.set(i, before);
+    rows.push(row);
+  }
+  memo.last = { usage: [...usage], steps: [...steps], rows: [...rows], previous, end, stepRows };
+  return rows;
+}
+
+/** A row, from `memo.rows` when no step explains it and it follows the same record. */
+function memoRow(record: UsageRecord, index: number, before: UsageRecord | undefined, threadSteps: readonly StepReport[], findings: readonly Finding[], memo: SummaryMemo): CacheRow {
+  const known = memo.rows.get(record);
+  if (known && known.index === index && known.before === before && !(before && breakStep(threadSteps, before.end, record.end))) return known.row;
+  const row = cacheRow(record, index, before, threadSteps, findings);
+  if (!row.predicted.step) memo.rows.set(record, { index, before, row });
+  return row;
 }
 
 function breakStep(steps: readonly StepReport[], from: number, to: number): StepReport | undefined {
