@@ -25,6 +25,7 @@
 import { identityKeys, type Finding } from './findings';
 import { extendsMessages } from './formats/native-object';
 import { CARRIED_FROM, pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
+import type { CallMember } from './id-index';
 import { frontier } from './pairing';
 import type { RenderCache } from './render';
 import { newSchemaMismatch } from './rules/schema-changed';
@@ -103,8 +104,8 @@ export interface TouchedFindings {
  */
 export function extensionWindowFindings(before: ContextWindow, after: ContextWindow, beforePairs: () => PairLookup): TouchedFindings | undefined {
   const from = before.messages.length;
-  const added = addedMembers(after, from);
-  if (!added) return undefined;
+  const added = new Map<string, Added>();
+  if (!addMembers(after, from, after.messages.length, added)) return undefined;
   const keys = [...added.keys()];
   if (before.live && hasAssistant(after, from)) keys.push(...frontierCallKeys(before));
   if (!keys.length) return { before: [], after: [], reused: [], afterTouched: new Map() };
@@ -136,22 +137,28 @@ export function windowChecks(window: ContextWindow, pairs: Map<string, ToolPair>
   ];
 }
 
-/** The calls and results of the new messages by pair key, in order of appearance; undefined when one has an empty id. */
-function addedMembers(window: ContextWindow, from: number): Map<string, { calls: Member[]; results: Member[] }> | undefined {
-  const added = new Map<string, { calls: Member[]; results: Member[] }>();
-  for (let m = from; m < window.messages.length; m++) {
+/** The calls and results of one id, in order. */
+export interface Added {
+  readonly calls: CallMember[];
+  readonly results: Member[];
+}
+
+/** Adds the calls and results of messages [from, to) by id; false when an id is empty. */
+export function addMembers(window: ContextWindow, from: number, to: number, into: Map<string, Added>): boolean {
+  for (let m = from; m < to; m++) {
     const blocks = (window.messages[m] as Message).blocks;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b] as Block;
       if (block.kind !== 'tool_call' && block.kind !== 'tool_result') continue;
       const id = block.kind === 'tool_call' ? block.id : block.callId;
-      if (id === '') return undefined;
-      let entry = added.get(id);
-      if (!entry) added.set(id, (entry = { calls: [], results: [] }));
-      (block.kind === 'tool_call' ? entry.calls : entry.results).push({ message: m, block: b, value: block } as Member);
+      if (id === '') return false;
+      let entry = into.get(id);
+      if (!entry) into.set(id, (entry = { calls: [], results: [] }));
+      if (block.kind === 'tool_call') entry.calls.push({ message: m, block: b, value: block });
+      else entry.results.push({ message: m, block: b, value: block });
     }
   }
-  return added;
+  return true;
 }
 
 function hasAssistant(window: ContextWindow, from: number): boolean {
@@ -190,12 +197,12 @@ function placed<T extends { readonly message: number; readonly block: number }>(
 }
 
 /** The touched pairs before and after (members as the after window's blocks), in the after window's index order. */
-function touchedPairs(window: ContextWindow, pairs: PairLookup, added: Map<string, { calls: Member[]; results: Member[] }>, keys: readonly string[]) {
+function touchedPairs(window: ContextWindow, pairs: PairLookup, added: Map<string, Added>, keys: readonly string[]) {
   const after = new Map<string, ToolPair>();
   for (const key of new Set(keys)) {
     const old = pairs.get(key);
     const more = added.get(key);
-    const call = old?.call ? placed(old.call, window) : (more?.calls[0] as ToolPair['call']);
+    const call = old?.call ? placed(old.call, window) : more?.calls[0];
     const results = [...(old?.results ?? []).map((r) => placed(r, window)), ...(more?.results ?? [])];
     after.set(key, { id: old?.id ?? key, results, ...(call && { call }) });
   }

@@ -24,15 +24,13 @@
  * run shorter than half the proposal are left to the full judge.
  */
 import { analyseViews, type RewriteAnalysis, type WindowView } from './analysis';
-import { byAppearance, sameTools, windowChecks } from './append-step';
+import { addMembers, byAppearance, sameTools, windowChecks, type Added } from './append-step';
 import { idIndexOf, layoutOf, pairsOf, type EngineContext } from './context';
 import { reachingBefore, reachingFrom, type CallMember } from './id-index';
 import { introducedFindings, type Finding } from './findings';
 import type { ContextWindow, Message, Rewrite, ToolPair } from './model';
 import { frontier } from './pairing';
 import { reusedIdFinding, sharedParts } from './rules/tool-call-id-reused';
-
-type ResultMember = ToolPair['results'][number];
 
 /** The kept run: after messages [start, start + length) are before messages [from, from + length), the same objects. */
 interface Run {
@@ -76,30 +74,6 @@ function keptRun(before: readonly Message[], after: readonly Message[]): Run | u
     return 2 * length >= after.length ? { start, from, length } : undefined;
   }
   return undefined;
-}
-
-/** The calls and results of one id in the head or tail, in order. */
-interface Added {
-  readonly calls: CallMember[];
-  readonly results: ResultMember[];
-}
-
-/** Adds the calls and results of after messages [from, to) by id; false when an id is empty. */
-function addMembers(window: ContextWindow, from: number, to: number, into: Map<string, Added>): boolean {
-  for (let m = from; m < to; m++) {
-    const blocks = (window.messages[m] as Message).blocks;
-    for (let b = 0; b < blocks.length; b++) {
-      const block = blocks[b];
-      if (block?.kind !== 'tool_call' && block?.kind !== 'tool_result') continue;
-      const id = block.kind === 'tool_call' ? block.id : block.callId;
-      if (id === '') return false;
-      let entry = into.get(id);
-      if (!entry) into.set(id, (entry = { calls: [], results: [] }));
-      if (block.kind === 'tool_call') entry.calls.push({ message: m, block: b, value: block });
-      else entry.results.push({ message: m, block: b, value: block });
-    }
-  }
-  return true;
 }
 
 /** Adds the ids of the calls (or of calls and results) of messages [from, to); false when one is empty. */
