@@ -146,7 +146,7 @@ export function windowLayout(window: ContextWindow, cache = new RenderCache()): 
 }
 
 /** The layout of a window whose tools and messages render as `toolTexts` and `messageTexts`. */
-export function layoutOfTexts(toolTexts: readonly string[], messageTexts: readonly string[], windowBoundary: number): WindowLayout {
+function layoutOfTexts(toolTexts: readonly string[], messageTexts: readonly string[], windowBoundary: number): WindowLayout {
   let offset = TOOLS_OPEN.length;
   toolTexts.forEach((t, i) => (offset += t.length + (i ? 1 : 0)));
   const messagesStart = offset + MESSAGES_OPEN.length;
