@@ -6,18 +6,15 @@
  * re-render the history and change the registry.
  */
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { checkTranscript } from '../../src/core/check';
 import { createEngineContext } from '../../src/core/context';
-import { detectFormat } from '../../src/core/formats/registry';
-import { headOf, inputFromText } from '../../src/core/io';
+import { inputFromText } from '../../src/core/io';
 import type { ContextWindow } from '../../src/core/model';
 import { windowLayout } from '../../src/core/render';
 import type { BoundaryPosition } from '../../src/core/results';
-import { CORPUS } from './provider-helpers';
+import { recognisedCorpusFiles } from './provider-helpers';
 
 const counter = createEngineContext('o200k_base').tokens!;
 
@@ -38,15 +35,7 @@ function samePositions(file: string, text: string): number {
 
 test('every step of every corpus file: the boundary of the whole layout', () => {
   let steps = 0;
-  for (const folder of fs.readdirSync(CORPUS)) {
-    const dir = path.join(CORPUS, folder);
-    if (!fs.statSync(dir).isDirectory()) continue;
-    for (const name of fs.readdirSync(dir)) {
-      const file = path.join(dir, name);
-      const text = fs.readFileSync(file, 'utf8');
-      if (detectFormat(headOf(inputFromText(file, text)))) steps += samePositions(file, text);
-    }
-  }
+  for (const { file, text } of recognisedCorpusFiles()) steps += samePositions(file, text);
   assert.ok(steps > 20, `${steps} steps`);
 });
 

@@ -8,37 +8,20 @@
  * same bytes at other places.
  */
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { createEngineContext } from '../../src/core/context';
 import { anthropicAdapter } from '../../src/core/formats/anthropic';
 import { nativeAdapter } from '../../src/core/formats/native';
-import { detectFormat } from '../../src/core/formats/registry';
 import { judgeFully, judgeRewrite } from '../../src/core/guard';
-import { headOf, inputFromText } from '../../src/core/io';
+import { inputFromText } from '../../src/core/io';
 import type { Rewrite } from '../../src/core/model';
 import type { FormatAdapter } from '../../src/core/transcript';
 import { WindowTracker } from '../../src/core/window-tracker';
-import { CORPUS } from './provider-helpers';
+import { recognisedCorpusFiles } from './provider-helpers';
 
 function stepsOf(adapter: FormatAdapter, file: string, text: string): Rewrite[] {
   return [...adapter.read(inputFromText(file, text))].flatMap((e) => (e.kind === 'step' ? [e.rewrite] : []));
-}
-
-/** Every file of the corpus a reader recognises, with its text and that reader. */
-function* recognisedCorpusFiles(): Generator<{ adapter: FormatAdapter; file: string; text: string }> {
-  for (const folder of fs.readdirSync(CORPUS)) {
-    const dir = path.join(CORPUS, folder);
-    if (!fs.statSync(dir).isDirectory()) continue;
-    for (const name of fs.readdirSync(dir)) {
-      const file = path.join(dir, name);
-      const text = fs.readFileSync(file, 'utf8');
-      const adapter = detectFormat(headOf(inputFromText(file, text)));
-      if (adapter) yield { adapter, file, text };
-    }
-  }
 }
 
 function sameVerdicts(steps: readonly Rewrite[], tokens: false | 'o200k_base' = false): number {

@@ -5,7 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Finding } from '../../src/core/findings';
-import { inputFromText } from '../../src/core/io';
+import { detectFormat } from '../../src/core/formats/registry';
+import { headOf, inputFromText } from '../../src/core/io';
 import type { ContextWindow, Rewrite } from '../../src/core/model';
 import type { FormatAdapter, TranscriptEvent } from '../../src/core/transcript';
 
@@ -24,6 +25,20 @@ export function fileText(file: string): string {
 export function corpusFiles(folder: string): string[] {
   const dir = path.join(CORPUS, folder);
   return fs.readdirSync(dir).map((name) => path.join(dir, name));
+}
+
+/** Every file of the corpus a reader recognises, with its text and that reader. */
+export function* recognisedCorpusFiles(): Generator<{ adapter: FormatAdapter; file: string; text: string }> {
+  for (const folder of fs.readdirSync(CORPUS)) {
+    const dir = path.join(CORPUS, folder);
+    if (!fs.statSync(dir).isDirectory()) continue;
+    for (const name of fs.readdirSync(dir)) {
+      const file = path.join(dir, name);
+      const text = fs.readFileSync(file, 'utf8');
+      const adapter = detectFormat(headOf(inputFromText(file, text)));
+      if (adapter) yield { adapter, file, text };
+    }
+  }
 }
 
 export interface Events {
