@@ -198,28 +198,22 @@ async function inspectorResults(): Promise<void> {
   }
 }
 
+/** Replaces the entries under `prefixes` with `entries` and prints them. */
+function refreshOnly(prefixes: readonly string[], entries: BenchResult[]): void {
+  removeResults(prefixes);
+  addResult(entries);
+  process.stdout.write(`\n${formatTable(readResults().filter((e) => prefixes.some((p) => e.name.startsWith(p))))}\n`);
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
-  if (process.argv.includes('--live-only')) {
-    removeResults(['live.', 'follow.']);
-    addResult(liveResults());
-    process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('live.') || e.name.startsWith('follow.')))}\n`);
-    return;
-  }
-  if (process.argv.includes('--request-log-only')) {
-    const entries = requestLogResults();
-    removeResults(['request-log.']);
-    addResult(entries);
-    process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('request-log.')))}\n`);
-    return;
-  }
-  if (process.argv.includes('--guard-only')) {
-    const entries = guardResults();
-    removeResults(['guard-10k.']);
-    addResult(entries);
-    process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('guard-10k.')))}\n`);
-    return;
-  }
+  const only: [string, readonly string[], () => BenchResult[]][] = [
+    ['--live-only', ['live.', 'follow.'], liveResults],
+    ['--request-log-only', ['request-log.'], requestLogResults],
+    ['--guard-only', ['guard-10k.'], guardResults],
+  ];
+  const chosen = only.find(([flag]) => process.argv.includes(flag));
+  if (chosen) return refreshOnly(chosen[1], chosen[2]());
   const entries = [...requestLogResults(), ...guardResults(), ...liveResults(), ...hostileResults(process.argv.includes('--quick'))];
   removeResults(OWN_PREFIXES);
   addResult(entries);
