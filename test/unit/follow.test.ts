@@ -122,6 +122,20 @@ const assistant = (uuid: string, parentUuid: string, id: string, content: unknow
 const call = (id: string) => ({ type: 'tool_use', id, name: 'Read', input: { file_path: `/w/${id}` } });
 const result = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
 
+/** A compaction's preserved messages written after it (the main walk diverges at lines 7 and 8). */
+const preservedLater = [
+  user('u1', null, 'old question'),
+  assistant('a1', 'u1', 'msg_1', [call('t1')]),
+  line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, compactMetadata: { preservedMessages: { uuids: ['p1', 'p2'] } } }),
+  user('cs', 'cb', 'Summary.', { isCompactSummary: true }),
+  user('u2', 'cs', 'next question'),
+  assistant('a2', 'u2', 'msg_2', [call('t2')]),
+  user('p1', 'a2', 'preserved question'),
+  assistant('p2', 'p1', 'msg_3', [{ type: 'text', text: 'preserved answer' }]),
+  user('r2', 'a2', '', { message: { role: 'user', content: [result('t2')] } }),
+  user('u3', 'r2', 'more'),
+].join('');
+
 const cutsOf = (length: number, max: number) => fc.array(fc.integer({ min: 0, max: length }), { minLength: 1, maxLength: max });
 
 describe('following a growing file reads only what is new and reports what a full check reports', () => {
@@ -152,18 +166,6 @@ describe('following a growing file reads only what is new and reports what a ful
   }
 
   it('claude-code: lines that change what was walked before them (a preserved message written after its compaction, a side-chain parent written after its child, a uuid written twice), cut at every line end', () => {
-    const preservedLater = [
-      user('u1', null, 'old question'),
-      assistant('a1', 'u1', 'msg_1', [call('t1')]),
-      line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, compactMetadata: { preservedMessages: { uuids: ['p1', 'p2'] } } }),
-      user('cs', 'cb', 'Summary.', { isCompactSummary: true }),
-      user('u2', 'cs', 'next question'),
-      assistant('a2', 'u2', 'msg_2', [call('t2')]),
-      user('p1', 'a2', 'preserved question'),
-      assistant('p2', 'p1', 'msg_3', [{ type: 'text', text: 'preserved answer' }]),
-      user('r2', 'a2', '', { message: { role: 'user', content: [result('t2')] } }),
-      user('u3', 'r2', 'more'),
-    ].join('');
     const sideChains = [
       user('m1', null, 'main question'),
       assistant('m2', 'm1', 'msg_m', [{ type: 'tool_use', id: 'task1', name: 'Task', input: { prompt: 'look around', subagent_type: 'explorer' } }]),
@@ -210,20 +212,7 @@ describe('following a growing file reads only what is new and reports what a ful
       }).join('');
     const sideLine = { isSidechain: true };
     const texts = {
-      // A compaction's preserved messages written after it (the main walk diverges at lines 7 and 8).
-      'preserved-later.jsonl': [
-        user('u1', null, 'old question'),
-        assistant('a1', 'u1', 'msg_1', [call('t1')]),
-        line({ type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, compactMetadata: { preservedMessages: { uuids: ['p1', 'p2'] } } }),
-        user('cs', 'cb', 'Summary.', { isCompactSummary: true }),
-        user('u2', 'cs', 'next question'),
-        assistant('a2', 'u2', 'msg_2', [call('t2')]),
-        user('p1', 'a2', 'preserved question'),
-        assistant('p2', 'p1', 'msg_3', [{ type: 'text', text: 'preserved answer' }]),
-        user('r2', 'a2', '', { message: { role: 'user', content: [result('t2')] } }),
-        user('u3', 'r2', 'more'),
-        turns(40, 'u3', 'm'),
-      ].join(''),
+      'preserved-later.jsonl': preservedLater + turns(40, 'u3', 'm'),
       // A side-chain line whose parent comes after it (the keys are not exact at line 3), then both conversations go on.
       'side-parent-later.jsonl': [
         user('m1', null, 'main question'),
