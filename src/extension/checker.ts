@@ -17,7 +17,7 @@ import { checkRequest, type CheckRequest, type DocumentFollower, type Report, re
 const STATUS_DELAY_MS = 250;
 
 /** Characters of a large document read between two pauses: about one request of a large log, a few ms to tens of ms. */
-export const SLICE_CHARS = 1 << 16;
+const SLICE_CHARS = 1 << 16;
 
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -148,7 +148,7 @@ function commonMessages(shown: PaneLayout, next: PaneLayout): { head: number; ta
  * The splice turning pane text `shown` into `next`: the messages both start and end with are kept
  * (an append step keeps all of the shown window and adds its tail), the rest is sent.
  */
-export function paneSplice(shown: PaneLayout, next: PaneLayout): TextSplice {
+function paneSplice(shown: PaneLayout, next: PaneLayout): TextSplice {
   const { head, tail } = commonMessages(shown, next);
   const start = head === 0 ? 0 : shown.ends[head - 1]!;
   const shownEnd = tail === 0 ? shown.text.length : shown.starts[shown.messages.length - tail]!;
@@ -280,11 +280,6 @@ export function renderStep(report: Report, index: number, engine: InspectorEngin
   return { detail, layouts: { before: before.layout, after: after.layout } };
 }
 
-/** The current step's diff, banner and findings. */
-export function stepDetail(report: Report, index: number, engine: InspectorEngine, sourceText?: string): StepDetail | undefined {
-  return renderStep(report, index, engine, sourceText)?.detail;
-}
-
 const sameSegment = (a: PaneSegment | undefined, b: PaneSegment | undefined) =>
   a !== undefined &&
   b !== undefined &&
@@ -298,7 +293,7 @@ const sameSegment = (a: PaneSegment | undefined, b: PaneSegment | undefined) =>
   a.label === b.label;
 
 /** `next`'s segments as the ones `shown` starts and ends with (the ends moved) and the rest. */
-export function segmentSplice(shown: PaneText, next: PaneText): SegmentSplice {
+function segmentSplice(shown: PaneText, next: PaneText): SegmentSplice {
   const before = shown.segments;
   const after = next.segments;
   const most = Math.min(before.length, after.length);
@@ -350,7 +345,7 @@ export function transcriptView(
   const windowLevel = report.findings.filter((f) => f.step === undefined);
   const lines = LineIndex.fromStarts(report.lineStarts);
   const index = chooseStep(report, selected);
-  const detail = index === undefined ? undefined : rendered?.detail.step.index === index ? rendered.detail : stepDetail(report, index, engine, sourceText);
+  const detail = index === undefined ? undefined : rendered?.detail.step.index === index ? rendered.detail : renderStep(report, index, engine, sourceText)?.detail;
   return {
     protocol: PROTOCOL_VERSION,
     file: report.file,
