@@ -256,7 +256,8 @@ export interface RenderedStep {
 export function renderStep(report: Report, index: number, engine: InspectorEngine, sourceText?: string): RenderedStep | undefined {
   const step = report.steps.find((s) => s.index === index);
   if (!step) return undefined;
-  const findings = report.findings.filter((f) => f.step === index).map((f) => findingView(f, LineIndex.fromStarts(report.lineStarts)));
+  const lines = LineIndex.fromStarts(report.lineStarts);
+  const findings = report.findings.filter((f) => f.step === index).map((f) => findingView(f, lines));
   const empty: PaneText = { text: '', boundaryOffset: 0, boundaryMessages: 0, messageCount: 0, segments: [] };
   if (!step.rewrite) {
     const unavailable = 'The report kept no rewrite for this step (checked without keepRewrites).';
