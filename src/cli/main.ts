@@ -77,10 +77,13 @@ function runCheckCommand(command: CheckCommand): number {
   const named = new Set(expanded.files.map((f) => path.resolve(nameOf(f.path))));
   for (const file of expanded.files) {
     const checked = checkOne(file, command, against?.files[0]);
-    if (typeof checked === 'string') outcome.troubles.push(checked);
-    else outcome.reports.push(checked);
-    if (typeof checked !== 'string') outcome.troubles.push(...unfinished(checked));
-    if (typeof checked !== 'string') addSubAgents(checked, named, outcome);
+    if (typeof checked === 'string') {
+      outcome.troubles.push(checked);
+      continue;
+    }
+    outcome.reports.push(checked);
+    outcome.troubles.push(...unfinished(checked));
+    addSubAgents(checked, named, outcome);
   }
   for (const trouble of outcome.troubles) complain(trouble);
   printReports(outcome.reports, command);
@@ -94,9 +97,12 @@ function addSubAgents(report: Report, named: Set<string>, outcome: Outcome): voi
   for (const agent of report.subAgents ?? []) {
     if (named.has(path.resolve(agent.file))) continue;
     named.add(path.resolve(agent.file));
-    if (agent.report) outcome.reports.push(agent.report);
-    if (agent.report) outcome.troubles.push(...unfinished(agent.report));
-    else outcome.troubles.push(`${agent.file}: ${agent.unread ?? 'not read'}`);
+    if (!agent.report) {
+      outcome.troubles.push(`${agent.file}: ${agent.unread ?? 'not read'}`);
+      continue;
+    }
+    outcome.reports.push(agent.report);
+    outcome.troubles.push(...unfinished(agent.report));
   }
 }
 
