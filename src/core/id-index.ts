@@ -6,6 +6,7 @@
  * message; a block with an empty id stands alone.
  */
 import type { ContextWindow, ToolPair } from './model';
+import { partitionPoint } from '../shared/search';
 
 /** A call at its place in a window (as `ToolPair.call`). */
 export type CallMember = NonNullable<ToolPair['call']>;
@@ -70,14 +71,7 @@ export function idIndex(window: ContextWindow): IdIndex {
  */
 export function reachingFrom(index: IdIndex, cut: number): { from: number; to: number } {
   // reachAfter is non-decreasing: the first m whose prefix reaches `cut` is the first message that does.
-  let lo = 0;
-  let hi = cut;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((index.reachAfter[mid] as number) >= cut) hi = mid;
-    else lo = mid + 1;
-  }
-  return { from: lo, to: cut };
+  return { from: partitionPoint(cut, (m) => (index.reachAfter[m] as number) < cut), to: cut };
 }
 
 /**
@@ -86,12 +80,5 @@ export function reachingFrom(index: IdIndex, cut: number): { from: number; to: n
  */
 export function reachingBefore(index: IdIndex, cut: number): { from: number; to: number } {
   // reachBefore is non-decreasing: the last m whose suffix reaches before `cut` is the last message that does.
-  let lo = cut;
-  let hi = index.reachBefore.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((index.reachBefore[mid] as number) < cut) lo = mid + 1;
-    else hi = mid;
-  }
-  return { from: cut, to: lo };
+  return { from: cut, to: cut + partitionPoint(index.reachBefore.length - cut, (i) => (index.reachBefore[cut + i] as number) < cut) };
 }
