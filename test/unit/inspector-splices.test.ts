@@ -64,7 +64,9 @@ test('an append step is sent as its new tail; the compaction before it as the dr
 
 test('splices reproduce every step from every other, on the inspector fixtures', () => {
   for (const [name, report] of Object.entries({ incident: incidentReport(), hostile: hostileReport(), largeBlock: largeBlockReport(), large: largeReport(2_000) })) {
-    assert.ok(assertSplicesExact(report, name) >= 0);
+    const pairs = assertSplicesExact(report, name);
+    // The hostile fixture has one step: only its own splice (`changed`) is checked.
+    assert.ok(report.steps.length < 2 || pairs > 0, `${name}: ${pairs} step pairs checked of ${report.steps.length} steps`);
   }
 });
 
