@@ -32,7 +32,7 @@ interface DocumentDiff {
 }
 
 /** Lines equal at the start of both models, and then at their ends (not overlapping). */
-export function commonEnds(original: Model, modified: Model): { head: number; tail: number } {
+function commonEnds(original: Model, modified: Model): { head: number; tail: number } {
   const originalCount = original.getLineCount();
   const modifiedCount = modified.getLineCount();
   const most = Math.min(originalCount, modifiedCount);
@@ -62,7 +62,7 @@ export interface KnownEnds {
   readonly versions: readonly [number, number];
 }
 
-export function computeDocumentDiff(original: Model, modified: Model, options: DiffOptions, known?: KnownEnds): DocumentDiff {
+function computeDocumentDiff(original: Model, modified: Model, options: DiffOptions, known?: KnownEnds): DocumentDiff {
   const fresh = known && known.versions[0] === original.getVersionId() && known.versions[1] === modified.getVersionId();
   const ends = fresh ? known : commonEnds(original, modified);
   if (ends.head + ends.tail >= Math.max(original.getLineCount(), modified.getLineCount())) {
@@ -82,7 +82,7 @@ export function computeDocumentDiff(original: Model, modified: Model, options: D
  * One provider for the one diff editor; `recompute()` asks the editor for a diff now, without its
  * debounce, with the models' equal ends when the host said where the step's texts differ.
  */
-export class LocalDiffProvider {
+class LocalDiffProvider {
   private readonly changed = new Emitter<void>();
   readonly onDidChange = this.changed.event;
   private known: KnownEnds | undefined;
