@@ -24,7 +24,7 @@
  */
 import { identityKeys, type Finding } from './findings';
 import { extendsMessages } from './formats/native-object';
-import { CARRIED_FROM, pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
+import { CARRIED_FROM, pairId, pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
 import type { CallMember } from './id-index';
 import { frontier } from './pairing';
 import type { RenderCache } from './render';
@@ -150,7 +150,7 @@ export function addMembers(window: ContextWindow, from: number, to: number, into
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b] as Block;
       if (block.kind !== 'tool_call' && block.kind !== 'tool_result') continue;
-      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      const id = pairId(block);
       if (id === '') return false;
       let entry = into.get(id);
       if (!entry) into.set(id, (entry = { calls: [], results: [] }));
@@ -259,7 +259,7 @@ function touchedPairEntries(pairs: PairLookup, window: ContextWindow, from: numb
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b] as Block;
       if (block.kind !== 'tool_call' && block.kind !== 'tool_result') continue;
-      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      const id = pairId(block);
       const key = pairKey(id, m, b);
       let entry = touched.get(key);
       if (!entry) {

@@ -28,7 +28,7 @@ import { addMembers, byAppearance, sameTools, windowChecks, type Added } from '.
 import { idIndexOf, layoutOf, pairsOf, type EngineContext } from './context';
 import { reachingBefore, reachingFrom, type CallMember } from './id-index';
 import { introducedFindings, type Finding } from './findings';
-import type { ContextWindow, Message, Rewrite, ToolPair } from './model';
+import { pairId, type ContextWindow, type Message, type Rewrite, type ToolPair } from './model';
 import { frontier } from './pairing';
 import { reusedIdFinding, sharedParts } from './rules/tool-call-id-reused';
 
@@ -81,7 +81,7 @@ function addIds(messages: readonly Message[], from: number, to: number, ids: Set
   for (let m = from; m < to; m++) {
     for (const block of (messages[m] as Message).blocks) {
       if (block.kind !== 'tool_call' && (callsOnly || block.kind !== 'tool_result')) continue;
-      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      const id = pairId(block);
       if (id === '') return false;
       ids.add(id);
     }

@@ -5,7 +5,7 @@
  * id's blocks (its calls and results) span from its first to its last
  * message; a block with an empty id stands alone.
  */
-import type { ContextWindow, ToolPair } from './model';
+import { pairId, type ContextWindow, type ToolPair } from './model';
 import { partitionPoint } from '../shared/search';
 
 /** A call at its place in a window (as `ToolPair.call`). */
@@ -28,7 +28,7 @@ function spans(window: ContextWindow): { first: Map<string, number>; last: Map<s
   window.messages.forEach((message, m) =>
     message.blocks.forEach((block, b) => {
       if (block.kind !== 'tool_call' && block.kind !== 'tool_result') return;
-      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      const id = pairId(block);
       if (id === '') return;
       if (!first.has(id)) first.set(id, m);
       last.set(id, m);
@@ -53,7 +53,7 @@ export function idIndex(window: ContextWindow): IdIndex {
   window.messages.forEach((message, m) => {
     for (const block of message.blocks) {
       if (block.kind !== 'tool_call' && block.kind !== 'tool_result') continue;
-      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      const id = pairId(block);
       if (id === '') continue;
       reachAfter[m] = Math.max(reachAfter[m] as number, last.get(id) as number);
       reachBefore[m] = Math.min(reachBefore[m] as number, first.get(id) as number);

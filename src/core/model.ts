@@ -186,6 +186,11 @@ export function toolResults(message: Message): ToolResult[] {
   return message.blocks.filter((b): b is ToolResult => b.kind === 'tool_result');
 }
 
+/** The id that pairs a call with its results: a call's own id, a result's `callId`. */
+export function pairId(block: ToolCall | ToolResult): string {
+  return block.kind === 'tool_call' ? block.id : block.callId;
+}
+
 /** The key of a call or result (block b of message m) in `toolPairs`: its id; an empty id is no id, so each such block stands alone. */
 export function pairKey(id: string, m: number, b: number): string {
   return id === '' ? `\u0000${m}.${b}` : id;

@@ -16,7 +16,7 @@
  */
 import { finding, type Finding } from '../findings';
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import type { Block, ContextWindow, Message, ToolSchema } from '../model';
+import { pairId, type Block, type ContextWindow, type Message, type ToolSchema } from '../model';
 import type { FormatAdapter, LineReader, TranscriptEvent } from '../transcript';
 import { readRequestLog, requestLogLines, type ParsedRequest, type ProviderCodec } from './request-log';
 import { asArray, asString, prop, rangeOf } from '../json/nodes';
@@ -133,7 +133,7 @@ export function missingToolConfig(window: ContextWindow): Finding[] {
   for (const message of window.messages) {
     for (const block of message.blocks) {
       if (block.kind !== 'tool_call' && block.kind !== 'tool_result') continue;
-      const id = block.kind === 'tool_call' ? block.id : block.callId;
+      const id = pairId(block);
       const range = block.idSource ?? block.source ?? window.source ?? { start: 0, end: 0 };
       const what = block.kind === 'tool_call' ? 'toolUse' : 'toolResult';
       return [
