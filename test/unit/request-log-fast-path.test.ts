@@ -158,7 +158,7 @@ test('property: random logs of the three formats: the fast path gives exactly th
       assert.deepEqual(comparable(fast), comparable(full));
       findings += fast.findings.length;
     }),
-    { numRuns: 150 },
+    { numRuns: 150, seed: 15 },
   );
   assert.ok(findings > 50, `${findings} findings compared`);
 });
