@@ -147,7 +147,7 @@ function newLines(report: Report, state: FollowState, c: Palette): string {
   for (const f of report.findings) {
     if (f.step === undefined) {
       if (fresh(f)) print(f);
-    } else if (f.step > state.printedSteps) ofNewSteps.set(f.step, [...(ofNewSteps.get(f.step) ?? []), f]);
+    } else if (f.step > state.printedSteps) (ofNewSteps.get(f.step) ?? ofNewSteps.set(f.step, []).get(f.step)!).push(f);
   }
   for (const step of report.steps.slice(state.printedSteps)) {
     for (const f of ofNewSteps.get(step.index) ?? []) if (fresh(f)) print(f);
