@@ -11,7 +11,8 @@ import { anthropicAdapter, readAnthropicResponse } from '../../src/core/formats/
 import { parseJson } from '../../src/core/json/parse';
 import { toolPairs, type OpaqueBlock, type ToolCall, type ToolResult } from '../../src/core/model';
 import { renderMessage } from '../../src/core/render';
-import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
+import { PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
+import { CORPUS } from '../support/corpus';
 
 const corpus = (name: string) => path.join(CORPUS, 'anthropic-messages', name);
 const MIXED = corpus('pydanticai_test_anthropic_mixed_strict_tool_run.requests.jsonl');

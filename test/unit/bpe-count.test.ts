@@ -15,9 +15,9 @@ import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { BpeCounter } from '../../src/core/bpe';
+import { CORPUS } from '../support/corpus';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const CORPUS = path.resolve(ROOT, '..', 'shared', 'corpus');
 
 /** Every file under `dir` (recursively), smallest first, at most `limit` of them. */
 function filesUnder(dir: string, limit: number): string[] {

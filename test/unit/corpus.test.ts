@@ -20,7 +20,7 @@ import { ADAPTERS, adapterFor, formatsHint } from '../../src/core/formats/regist
 import { inputFromFile, inputFromText } from '../../src/core/io';
 import type { JsonReport } from '../../src/core/report/json';
 import { VERDICTS } from './corpus-verdicts';
-import { CORPUS } from './wild-helpers';
+import { CORPUS } from '../support/corpus';
 
 const files = fs
   .readdirSync(CORPUS, { withFileTypes: true })

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { checkRequest, DocumentFollower, type TranscriptRequest } from '../../src/extension/engine';
-import { CORPUS } from './provider-helpers';
+import { CORPUS } from '../support/corpus';
 
 const session = fs.readFileSync(path.join(CORPUS, 'claude-code', 'spotter_258c7280-ae70-4798-800f-63464d01a85d.excerpt-L1236-L1278.jsonl'), 'utf8');
 const file = '/tmp/session.jsonl';

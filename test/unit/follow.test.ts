@@ -20,7 +20,7 @@ import { Follower, type FollowOptions } from '../../src/core/follow';
 import { adapterFor } from '../../src/core/formats/registry';
 import type { SourceLine } from '../../src/core/text';
 import type { FormatAdapter, LineReader } from '../../src/core/transcript';
-import { CORPUS } from './provider-helpers';
+import { CORPUS } from '../support/corpus';
 
 const repo = (...parts: string[]) => path.resolve(__dirname, '..', '..', ...parts);
 const corpus = (folder: string, name: string) => path.join(CORPUS, folder, name);

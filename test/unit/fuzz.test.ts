@@ -21,9 +21,10 @@ import type { FormatId } from '../../src/core/model';
 import { toJsonReport } from '../../src/core/report/json';
 import { toSarif } from '../../src/core/report/sarif';
 import type { Report } from '../../src/core/results';
+import { CORPUS } from '../support/corpus';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const SOURCES = [path.join(ROOT, 'test', 'fixtures'), path.join(ROOT, '..', 'shared', 'corpus')];
+const SOURCES = [path.join(ROOT, 'test', 'fixtures'), CORPUS];
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-fuzz-'));
 const MUTANTS_PER_FORMAT = 300;
 const FILES_PER_FORMAT = 3;

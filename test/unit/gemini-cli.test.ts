@@ -13,10 +13,10 @@ import { detectFormat } from '../../src/core/formats/registry';
 import { headOf, inputFromFile } from '../../src/core/io';
 import { POSITIONAL_ID, toolPairs, type ToolCall, type ToolResult } from '../../src/core/model';
 import { fixture, readWith, textAt, textOf, unpaired } from './wild-helpers';
+import { CORPUS } from '../support/corpus';
 
-const SHARED = path.join(__dirname, '..', '..', '..', 'shared', 'corpus');
-const REAL = path.join(SHARED, 'gemini-cli', 'codemie_session-2025-12-01T21-45-5b959dae.json');
-const REAL_OPS = path.join(SHARED, 'gemini-cli', 'codemie_session-2026-01-16T11-01-file-ops-37b7abef.json');
+const REAL = path.join(CORPUS, 'gemini-cli', 'codemie_session-2025-12-01T21-45-5b959dae.json');
+const REAL_OPS = path.join(CORPUS, 'gemini-cli', 'codemie_session-2026-01-16T11-01-file-ops-37b7abef.json');
 const PENDING = fixture('gemini-cli', 'pending-call.json');
 const LOST = fixture('gemini-cli', 'lost-result.json');
 const IDLESS = fixture('gemini-cli', 'idless-and-error.json');

@@ -13,9 +13,10 @@ import { zipSync } from 'fflate';
 import { checkTranscript } from '../../src/core/check';
 import { inputFromFile } from '../../src/core/io';
 import type { Limits } from '../../src/core/limits';
+import { CORPUS } from '../support/corpus';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-zip-'));
-const CORPUS_EVAL = path.resolve(__dirname, '..', '..', '..', 'shared', 'corpus', 'inspect-ai', 'inspect_log_message_deduplication.eval');
+const CORPUS_EVAL = path.join(CORPUS, 'inspect-ai', 'inspect_log_message_deduplication.eval');
 
 function check(bytes: Uint8Array, limits: Partial<Limits> = {}) {
   const file = path.join(TMP, `${Math.random().toString(36).slice(2)}.eval`);

@@ -13,9 +13,9 @@ import { renderWindow } from '../../src/core/render';
 import { type InspectorEngine, renderStep, type RenderedStep, stepEdit } from '../../src/extension/inspector/views';
 import { applyStepEdit, isHostMessage, type StepEdit } from '../../src/shared/protocol';
 import { hostileReport, incidentReport, largeBlockReport, largeReport } from '../fixtures/inspector/reports';
+import { CORPUS } from '../support/corpus';
 
 const engine: InspectorEngine = { renderWindow: (w) => renderWindow(w) };
-const CORPUS = join(__dirname, '..', '..', '..', 'shared', 'corpus');
 
 function rendered(report: Report): RenderedStep[] {
   return report.steps.map((s) => renderStep(report, s.index, engine)!);

@@ -15,6 +15,7 @@ import {
 } from '../../src/extension/inspector/views';
 import { isHostMessage, parseInspectorState, parseWebviewMessage, PROTOCOL_VERSION } from '../../src/shared/protocol';
 import { emptyReport, hostileReport, incidentReport, largeReport } from '../fixtures/inspector/reports';
+import { CORPUS } from '../support/corpus';
 
 const engine: InspectorEngine = { renderWindow: (w) => renderWindow(w) };
 
@@ -188,7 +189,7 @@ test('with the real engine: the seed incident shows its orphan, reasons at their
 });
 
 test('a clean file with no step: the transcript view lists its tool pairs for the Tool pairs tab', () => {
-  const file = join(__dirname, '..', '..', '..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl');
+  const file = join(CORPUS, 'claude-code', 'spotter_tool_heavy.jsonl');
   const report = checkTranscript({ file, text: readFileSync(file, 'utf8') }, { keepRewrites: true, tokens: false });
   const view = transcriptView(report, undefined, engine);
   assert.equal(view.steps.length, 0);

@@ -13,7 +13,8 @@ import { judgeRewrite } from '../../src/core/guard';
 import { inputFromFile } from '../../src/core/io';
 import { providerErrorBody, providerOfPath, refusalMessage } from '../../src/core/live/endpoints';
 import { LiveGuard } from '../../src/core/live/judge';
-import { corpusLogs, recordedExchanges, replay, SHARED_CORPUS, type RecordedExchange } from './live-helpers';
+import { corpusLogs, recordedExchanges, replay, type RecordedExchange } from './live-helpers';
+import { CORPUS } from '../support/corpus';
 
 const summary = (v: { decision: string; findings: readonly { rule: string }[] }) => `${v.decision}:${[...new Set(v.findings.map((f) => f.rule))].join('+')}`;
 
@@ -21,7 +22,7 @@ describe('live guard: the corpus replayed request by request', () => {
   for (const [folder, file] of corpusLogs()) {
     it(`${folder}/${file}: the same step verdicts as checking the log`, () => {
       const verdicts = replay(new LiveGuard(), recordedExchanges(folder, file));
-      const report = checkTranscript(inputFromFile(path.join(SHARED_CORPUS, folder, file)), { tokens: false });
+      const report = checkTranscript(inputFromFile(path.join(CORPUS, folder, file)), { tokens: false });
       assert.ok(verdicts.length > 0);
       assert.ok(verdicts.every((v) => v.thread === 1), 'one conversation, one thread');
       assert.deepEqual(verdicts.map((v) => v.step), verdicts.map((_, i) => i + 1));

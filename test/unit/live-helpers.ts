@@ -6,12 +6,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { providerOfPath, type LiveProvider } from '../../src/core/live/endpoints';
 import type { LiveGuard, LiveVerdict } from '../../src/core/live/judge';
+import { CORPUS } from '../support/corpus';
 
 /** Event streams in the providers' documented shapes (the corpus holds no streamed recordings). */
 export const sse = (name: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'live', name), 'utf8');
 
 /** The shared corpus beside the repository (CI has it beside the clone). */
-export const SHARED_CORPUS = path.resolve(__dirname, '..', '..', '..', 'shared', 'corpus');
 
 export interface RecordedExchange {
   readonly provider: LiveProvider;
@@ -24,7 +24,7 @@ export interface RecordedExchange {
 
 /** The POST exchanges of a corpus request log whose endpoint the live paths judge, in order. */
 export function recordedExchanges(folder: string, file: string): RecordedExchange[] {
-  const text = fs.readFileSync(path.join(SHARED_CORPUS, folder, file), 'utf8');
+  const text = fs.readFileSync(path.join(CORPUS, folder, file), 'utf8');
   return text.split('\n').flatMap((line) => {
     if (line.trim() === '') return [];
     const record = JSON.parse(line) as { method?: string; uri?: string; request?: Record<string, unknown>; status?: number; response?: unknown };
@@ -38,7 +38,7 @@ export function recordedExchanges(folder: string, file: string): RecordedExchang
 /** Every corpus request log of the three live providers, as [folder, file]. */
 export function corpusLogs(): [string, string][] {
   return ['anthropic-messages', 'openai-chat', 'openai-responses'].flatMap((folder) =>
-    fs.readdirSync(path.join(SHARED_CORPUS, folder)).map((file): [string, string] => [folder, file]),
+    fs.readdirSync(path.join(CORPUS, folder)).map((file): [string, string] => [folder, file]),
   );
 }
 

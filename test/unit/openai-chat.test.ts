@@ -15,7 +15,8 @@ import { CARRIED_FROM } from '../../src/core/model';
 import { parseJson } from '../../src/core/json/parse';
 import type { OpaqueBlock, ToolCall, ToolResult } from '../../src/core/model';
 import { renderMessage } from '../../src/core/render';
-import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
+import { PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
+import { CORPUS } from '../support/corpus';
 
 const AGENT = path.join(CORPUS, 'openai-chat', 'pydanticai_test_multiple_agent_tool_calls.requests.jsonl');
 const WITHOUT_ID = path.join(CORPUS, 'openai-chat', 'pydanticai_test_compatible_api_with_tool_calls_without_id.requests.jsonl');

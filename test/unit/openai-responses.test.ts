@@ -15,7 +15,8 @@ import { CARRIED_FROM } from '../../src/core/model';
 import { parseJson } from '../../src/core/json/parse';
 import type { OpaqueBlock, ToolCall, ToolResult } from '../../src/core/model';
 import { renderMessage } from '../../src/core/render';
-import { CORPUS, PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
+import { PROVIDERS, corpusFiles, fileText, readEvents, slice } from './provider-helpers';
+import { CORPUS } from '../support/corpus';
 
 const CONVERSATION = path.join(CORPUS, 'openai-responses', 'pydanticai_test_openai_conversation_id_tool_call_continuation.requests.jsonl');
 const COMBINED = path.join(CORPUS, 'openai-responses', 'pydanticai_test_openai_responses_history_with_combined_tool_call_id.requests.jsonl');

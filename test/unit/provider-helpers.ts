@@ -9,12 +9,12 @@ import { detectFormat } from '../../src/core/formats/registry';
 import { headOf, inputFromText } from '../../src/core/io';
 import type { ContextWindow, Rewrite } from '../../src/core/model';
 import type { FormatAdapter, TranscriptEvent } from '../../src/core/transcript';
+import { CORPUS } from '../support/corpus';
 
 /**
  * The shared corpus of real files other people wrote (its SOURCES.md says whose),
  * read in place beside the repository (`../shared/corpus`), never copied in.
  */
-export const CORPUS = path.resolve(__dirname, '..', '..', '..', 'shared', 'corpus');
 export const PROVIDERS = path.join(__dirname, '..', 'fixtures', 'providers');
 
 export function fileText(file: string): string {

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { checkTranscript } from '../../src/core/check';
 import { inputFromFile } from '../../src/core/io';
 import { isClean, pairsText, statusText } from '../../src/shared/session-text';
-import { CORPUS } from './wild-helpers';
+import { CORPUS } from '../support/corpus';
 
 const check = (file: string) => checkTranscript(inputFromFile(path.join(CORPUS, file)), { tokens: false });
 

@@ -17,7 +17,7 @@ import { toJsonReport } from '../../src/core/report/json';
 import { sessionView } from '../../src/extension/session-view/view';
 import type { TimelineRow } from '../../src/shared/session-protocol';
 import { nextPosition, visibleRows } from '../../webview/session/navigate';
-import { CORPUS } from './wild-helpers';
+import { CORPUS } from '../support/corpus';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures');
 const check = (file: string) => checkTranscript(inputFromFile(file), { tokens: false, keepRewrites: true });

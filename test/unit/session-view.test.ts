@@ -11,7 +11,7 @@ import { inputFromFile } from '../../src/core/io';
 import { sessionView, TOOL_CAP } from '../../src/extension/session-view/view';
 import { parseSessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
 import { keyTarget, nextPosition, sizeText, visibleRows, windowOf } from '../../webview/session/navigate';
-import { CORPUS } from './wild-helpers';
+import { CORPUS } from '../support/corpus';
 
 const viewOf = (file: string) => sessionView(checkTranscript(inputFromFile(path.join(CORPUS, file)), { keepRewrites: true, tokens: false }), true);
 type MessageRow = Extract<TimelineRow, { kind: 'message' }>;

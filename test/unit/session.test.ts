@@ -11,7 +11,7 @@ import { inputFromFile, inputFromText } from '../../src/core/io';
 import { toJsonReport } from '../../src/core/report/json';
 import { toMarkdown } from '../../src/core/report/markdown';
 import type { SessionSummary } from '../../src/core/session';
-import { CORPUS } from './wild-helpers';
+import { CORPUS } from '../support/corpus';
 
 function summaryOf(file: string): SessionSummary {
   const session = checkTranscript(inputFromFile(path.join(CORPUS, file)), { tokens: false }).session;

@@ -19,7 +19,7 @@ import { checkSession, MAX_SUB_AGENTS, readSubAgents, subAgentDir, type SubAgent
 import { sessionView } from '../../src/extension/session-view/view';
 import { cacheOf, fileOfMessage, parseSessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
 import { isProblem } from '../../webview/session/navigate';
-import { CORPUS } from './wild-helpers';
+import { CORPUS } from '../support/corpus';
 
 const SESSION = path.join(__dirname, '../fixtures/claude-code/subagents/5e551013-0000-4000-8000-000000000002.jsonl');
 const EXPLORE = 'a1b2c3d4e5f60718';

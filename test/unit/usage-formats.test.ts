@@ -13,7 +13,7 @@ import { inputFromFile, inputFromText } from '../../src/core/io';
 import { toJsonReport } from '../../src/core/report/json';
 import { toMarkdown } from '../../src/core/report/markdown';
 import type { SessionSummary } from '../../src/core/session';
-import { CORPUS } from './wild-helpers';
+import { CORPUS } from '../support/corpus';
 
 const summaryOf = (file: string): SessionSummary => checkTranscript(inputFromFile(path.join(CORPUS, file)), { tokens: false }).session!;
 const summaryOfText = (file: string, text: string): SessionSummary => checkTranscript(inputFromText(file, text), { tokens: false }).session!;

@@ -10,9 +10,10 @@ import type { ContextWindow, Message } from '../../src/core/model';
 import { toolPairs } from '../../src/core/model';
 import { LineIndex } from '../../src/core/text';
 import type { FormatAdapter } from '../../src/core/transcript';
-import { CORPUS, splitEvents, type Events as AdapterEvents } from './provider-helpers';
+import { CORPUS } from '../support/corpus';
+import { splitEvents, type Events as AdapterEvents } from './provider-helpers';
 
-export { CORPUS, fileText } from './provider-helpers';
+export { fileText } from './provider-helpers';
 export const FIXTURES = path.join(__dirname, '..', 'fixtures');
 
 export const corpus = (folder: string, name: string) => path.join(CORPUS, folder, name);

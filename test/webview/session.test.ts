@@ -18,8 +18,8 @@ import { HOSTILE_TEXTS } from '../fixtures/inspector/reports';
 import { type Harness, OUTPUT, ROOT, startHarness } from './harness';
 import { anthropicRequest } from './session-fixtures';
 import { type ThemeName, THEMES } from './themes';
+import { CORPUS } from '../support/corpus';
 
-const CORPUS = join(ROOT, '..', 'shared', 'corpus');
 const TOOL_HEAVY = join(CORPUS, 'claude-code/spotter_tool_heavy.jsonl');
 const COMPACTION = join(CORPUS, 'claude-code/spotter_4d5611e5-241a-462a-8d15-5122611a9569.excerpt-L742-L790.jsonl');
 const SIDE_CHAINS = join(ROOT, 'test/fixtures/claude-code/inline-side-chains.jsonl');
