@@ -74,6 +74,5 @@ describe('following a session with unread parts counts only what is new', () => 
     const entries = (u: UnreadParts) => [...u.parts, ...u.unknown];
     assert.ok(base.unknown.size > 0 && entries(walked).length > base.unknown.size, 'the window has parts of its own');
     assert.deepEqual(entries(memoised), entries(walked));
-    assert.ok(entries(memoised).every(([key], i) => key === entries(walked)[i]![0]));
   });
 });

@@ -136,6 +136,15 @@ const preservedLater = [
   user('u3', 'r2', 'more'),
 ].join('');
 
+/** A Task call, then its side chain with a parent written after its child (the keys are not exact at line 3). */
+const sideParentLater = [
+  user('m1', null, 'main question'),
+  assistant('m2', 'm1', 'msg_m', [{ type: 'tool_use', id: 'task1', name: 'Task', input: { prompt: 'look around', subagent_type: 'explorer' } }]),
+  side({ type: 'assistant', uuid: 's2', parentUuid: 's1', message: { id: 'msg_s', role: 'assistant', content: [call('t9')] } }),
+  side({ type: 'user', uuid: 's1', parentUuid: null, message: { role: 'user', content: 'look around' } }),
+  side({ type: 'user', uuid: 's3', parentUuid: 's2', message: { role: 'user', content: [result('t9')] } }),
+].join('');
+
 const cutsOf = (length: number, max: number) => fc.array(fc.integer({ min: 0, max: length }), { minLength: 1, maxLength: max });
 
 describe('following a growing file reads only what is new and reports what a full check reports', () => {
@@ -167,11 +176,7 @@ describe('following a growing file reads only what is new and reports what a ful
 
   it('claude-code: lines that change what was walked before them (a preserved message written after its compaction, a side-chain parent written after its child, a uuid written twice), cut at every line end', () => {
     const sideChains = [
-      user('m1', null, 'main question'),
-      assistant('m2', 'm1', 'msg_m', [{ type: 'tool_use', id: 'task1', name: 'Task', input: { prompt: 'look around', subagent_type: 'explorer' } }]),
-      side({ type: 'assistant', uuid: 's2', parentUuid: 's1', message: { id: 'msg_s', role: 'assistant', content: [call('t9')] } }),
-      side({ type: 'user', uuid: 's1', parentUuid: null, message: { role: 'user', content: 'look around' } }),
-      side({ type: 'user', uuid: 's3', parentUuid: 's2', message: { role: 'user', content: [result('t9')] } }),
+      sideParentLater,
       side({ type: 'user', uuid: 'k1', parentUuid: null, message: { role: 'user', content: 'other agent' } }),
       side({ type: 'user', uuid: 'k1', parentUuid: null, message: { role: 'user', content: 'other agent again' } }),
       user('m3', 'm2', '', { message: { role: 'user', content: [result('task1')] } }),
@@ -213,13 +218,9 @@ describe('following a growing file reads only what is new and reports what a ful
     const sideLine = { isSidechain: true };
     const texts = {
       'preserved-later.jsonl': preservedLater + turns(40, 'u3', 'm'),
-      // A side-chain line whose parent comes after it (the keys are not exact at line 3), then both conversations go on.
+      // The side chain of sideParentLater goes on, then the main conversation.
       'side-parent-later.jsonl': [
-        user('m1', null, 'main question'),
-        assistant('m2', 'm1', 'msg_m', [{ type: 'tool_use', id: 'task1', name: 'Task', input: { prompt: 'look around', subagent_type: 'explorer' } }]),
-        side({ type: 'assistant', uuid: 's2', parentUuid: 's1', message: { id: 'msg_s', role: 'assistant', content: [call('t9')] } }),
-        side({ type: 'user', uuid: 's1', parentUuid: null, message: { role: 'user', content: 'look around' } }),
-        side({ type: 'user', uuid: 's3', parentUuid: 's2', message: { role: 'user', content: [result('t9')] } }),
+        sideParentLater,
         turns(20, 's3', 's', sideLine),
         user('m3', 'm2', '', { message: { role: 'user', content: [result('task1')] } }),
         user('m4', 'm3', 'thanks'),
