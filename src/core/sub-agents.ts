@@ -25,7 +25,7 @@ import { checkTranscript, toInput, type CheckInput } from './check';
 import { inputFromFile } from './io';
 import { formatBytes, resolveLimits, type Limits } from './limits';
 import type { CheckOptions, Report } from './results';
-import type { ThreadInfo } from './transcript';
+import type { ThreadInfo, TranscriptInput } from './transcript';
 
 /** Sub-agent files read beside one session; the rest are listed as not read. */
 export const MAX_SUB_AGENTS = 200;
@@ -130,48 +130,80 @@ function reasonOf(error: unknown): string {
 /**
  * Checks a Claude Code session with its sub-agent files: the session's report,
  * with `subAgents` (each checked on its own, linked to the call that started
- * it). A file that is not a Claude Code session keeps its report as is.
+ * it). A file that is not a Claude Code session keeps its report as is. Each
+ * file is read once: what links it is noted from the lines its check reads.
  */
 export function checkSession(main: CheckInput, sources: readonly SubAgentSource[], options: CheckOptions = {}): Report {
-  const report = checkTranscript(main, options);
-  if (report.format !== 'claude-code' || sources.length === 0) return report;
-  return { ...report, subAgents: checkSubAgents(report, main, sources, options) };
+  if (sources.length === 0) return checkTranscript(main, options);
+  const scan = new LinkScan();
+  const report = checkTranscript(scan.of(toInput(main)), options);
+  if (report.format !== 'claude-code') return report;
+  const checked = sources.map((source) => checkSubAgentFile(source, options));
+  return { ...report, subAgents: linkSubAgents(scan.facts, checked, firstThreadOf(report)) };
 }
 
-function checkSubAgents(report: Report, main: CheckInput, sources: readonly SubAgentSource[], options: CheckOptions): SubAgent[] {
+/** The thread id of a session's first sub-agent: after the session's own threads. */
+export function firstThreadOf(report: Report): number {
+  return (report.session?.threads?.length ?? 1) + 1;
+}
+
+/** What the lines of a session say about which call started which agent (its sub-agents are linked by them). */
+export function scanLinks(main: CheckInput): readonly LinkFact[] {
+  const scan = new LinkScan();
+  try {
+    for (const line of toInput(main).lines()) scan.line(line.text);
+  } catch {
+    // A file that stops being readable: what was read links what it can.
+  }
+  return scan.facts;
+}
+
+/** A sub-agent file checked on its own, with what its lines say about links: plain data (it crosses to a worker thread). */
+export interface CheckedSubAgent {
+  readonly agentId: string;
+  readonly file: string;
+  readonly meta?: string;
+  /** Absent when the file was not read (`unread` says why) or its check failed. */
+  readonly report?: Report;
+  readonly unread?: string;
+  readonly facts: readonly LinkFact[];
+  /** Its first user text: the prompt its call gave it. */
+  readonly prompt?: string;
+}
+
+/** Checks one sub-agent file on its own, as a Claude Code session, reading it once (never throws: a bad file gives findings). */
+export function checkSubAgentFile(source: SubAgentSource, options: CheckOptions): CheckedSubAgent {
+  const { input, ...rest } = source;
+  if (!input) return { ...rest, facts: [] };
+  const scan = new LinkScan(PROMPT_LINES);
+  let report: Report | undefined;
+  try {
+    report = checkTranscript(scan.of(toInput(input)), { ...options, format: 'claude-code' });
+  } catch {
+    report = undefined;
+  }
+  return { ...rest, ...(report && { report }), facts: scan.facts, ...(scan.prompt !== undefined && { prompt: scan.prompt }) };
+}
+
+/** Links each checked sub-agent file to the call that started it, by what the session's lines (`main`) and theirs say. */
+export function linkSubAgents(main: readonly LinkFact[], checked: readonly CheckedSubAgent[], firstThread: number): SubAgent[] {
   const links = new Links();
-  links.scan(main, undefined);
-  const reports = sources.map((source) => {
-    if (!source.input) return undefined;
-    links.scan(source.input, source.agentId);
-    return checkOne(source.input, options);
-  });
-  const first = (report.session?.threads?.length ?? 1) + 1;
-  return sources.map((source, i) => {
-    const meta = metaOf(source.meta);
-    const prompt = source.input ? firstPrompt(source.input) : undefined;
-    const call = links.callOf(source.agentId, meta.toolUseId, prompt);
+  links.add(main, undefined);
+  for (const c of checked) links.add(c.facts, c.agentId);
+  return checked.map((c, i) => {
+    const meta = metaOf(c.meta);
+    const call = links.callOf(c.agentId, meta.toolUseId, c.prompt);
     const type = meta.agentType ?? call?.type;
-    const label = `sub-agent ${type ? `${type.slice(0, 80)} ` : ''}(${source.agentId.slice(0, 80)})`;
-    const thread: ThreadInfo = { id: first + i, kind: 'side-chain', label, ...(call && { parentCall: call.id }) };
-    const r = reports[i];
+    const label = `sub-agent ${type ? `${type.slice(0, 80)} ` : ''}(${c.agentId.slice(0, 80)})`;
+    const thread: ThreadInfo = { id: firstThread + i, kind: 'side-chain', label, ...(call && { parentCall: call.id }) };
     return {
-      agentId: source.agentId,
-      file: source.file,
+      agentId: c.agentId,
+      file: c.file,
       thread,
-      ...(call?.agent !== undefined && call.agent !== source.agentId && { parentAgent: call.agent }),
-      ...(r ? { report: r } : { unread: source.unread ?? 'not read' }),
+      ...(call?.agent !== undefined && call.agent !== c.agentId && { parentAgent: call.agent }),
+      ...(c.report ? { report: c.report } : { unread: c.unread ?? 'not read' }),
     };
   });
-}
-
-/** A sub-agent file checked on its own, as a Claude Code session (never throws: a bad file gives findings). */
-function checkOne(input: CheckInput, options: CheckOptions): Report | undefined {
-  try {
-    return checkTranscript(input, { ...options, format: 'claude-code' });
-  } catch {
-    return undefined;
-  }
 }
 
 interface Meta {
@@ -186,6 +218,93 @@ function metaOf(text: string | undefined): Meta {
   return { ...(toolUseId && { toolUseId }), ...(agentType && { agentType }) };
 }
 
+/**
+ * One thing a line says about links, in file order: a call with a prompt (it
+ * can start a sub-agent), a result naming the agent its call started, a
+ * progress line of a running agent naming its call.
+ */
+export type LinkFact =
+  | { readonly kind: 'call'; readonly id: string; readonly prompt: string; readonly type?: string }
+  | { readonly kind: 'named' | 'running'; readonly agent: string; readonly call: string };
+
+/** Calls noted per file, and linked in all. */
+const MAX_CALLS = 100_000;
+
+/** Notes the link facts (and, within its first `promptLinesLeft` lines, the first prompt) of the lines a check reads. */
+class LinkScan {
+  readonly facts: LinkFact[] = [];
+  prompt: string | undefined;
+  private calls = 0;
+  private seen = -1;
+
+  constructor(private promptLinesLeft = 0) {}
+
+  /** The input, noting each line the first time a reader reads it. */
+  of(input: TranscriptInput): TranscriptInput {
+    const lines = function* (scan: LinkScan) {
+      for (const line of input.lines()) {
+        if (line.index > scan.seen) {
+          scan.seen = line.index;
+          scan.line(line.text);
+        }
+        yield line;
+      }
+    };
+    return { ...input, lines: () => lines(this) };
+  }
+
+  /** Parses only the lines that can name an agent, hold a call with a prompt, or hold the first prompt. */
+  line(text: string): void {
+    const names = text.includes('"agentId"');
+    const calls = text.includes('"tool_use"') && text.includes('"prompt"');
+    const prompt = this.prompt === undefined && this.promptLinesLeft-- > 0 && text.includes('"user"');
+    if (!names && !calls && !prompt) return;
+    const record = parse(text);
+    const blocks = blocksOf(record);
+    if (calls) this.noteCalls(blocks);
+    if (names) this.noteNames(record, blocks);
+    if (prompt) this.prompt = promptOf(record);
+  }
+
+  private noteCalls(blocks: readonly unknown[]): void {
+    for (const block of blocks) {
+      if (stringAt(block, 'type') !== 'tool_use') continue;
+      const id = stringAt(block, 'id');
+      const input = at(block, 'input');
+      const prompt = stringAt(input, 'prompt');
+      if (!id || !prompt || this.calls >= MAX_CALLS) continue;
+      this.calls++;
+      const type = stringAt(input, 'subagent_type');
+      this.facts.push({ kind: 'call', id, prompt, ...(type && { type }) });
+    }
+  }
+
+  /** The result of the call names its agent; a progress line of the running agent names its call. */
+  private noteNames(record: unknown, blocks: readonly unknown[]): void {
+    const named = stringAt(at(record, 'toolUseResult'), 'agentId');
+    const result = blocks.find((b) => stringAt(b, 'type') === 'tool_result');
+    const resultOf = stringAt(result, 'tool_use_id');
+    if (named && resultOf) this.facts.push({ kind: 'named', agent: named, call: resultOf });
+    const running = stringAt(at(record, 'data'), 'agentId');
+    const parent = stringAt(record, 'parentToolUseID');
+    if (running && parent) this.facts.push({ kind: 'running', agent: running, call: parent });
+  }
+}
+
+function blocksOf(record: unknown): readonly unknown[] {
+  const content = at(at(record, 'message'), 'content');
+  return Array.isArray(content) ? content : [];
+}
+
+/** A user line's text (not a meta line): a sub-agent's first one is the prompt its call gave it. */
+function promptOf(record: unknown): string | undefined {
+  if (stringAt(record, 'type') !== 'user' || at(record, 'isMeta') === true) return undefined;
+  const content = at(at(record, 'message'), 'content');
+  if (typeof content === 'string') return content;
+  const text = Array.isArray(content) ? content.find((b) => stringAt(b, 'type') === 'text') : undefined;
+  return stringAt(text, 'text');
+}
+
 /** A call that can start a sub-agent, and the file holding it (a sub-agent's id; undefined: the session). */
 interface Call {
   readonly id: string;
@@ -193,50 +312,22 @@ interface Call {
   readonly type?: string;
 }
 
-/** What the lines of the session and of its sub-agents say about which call started which agent. */
+/** The link facts of the session and of its sub-agent files, taken in that order. */
 class Links {
   private readonly calls = new Map<string, Call>();
   private readonly byAgent = new Map<string, string>();
   private readonly byPrompt = new Map<string, string>();
 
-  /** Reads the lines that can name an agent or hold a call with a prompt (the rest are not parsed). */
-  scan(input: CheckInput, agent: string | undefined): void {
-    try {
-      for (const line of toInput(input).lines()) {
-        const text = line.text;
-        const names = text.includes('"agentId"');
-        const calls = text.includes('"tool_use"') && text.includes('"prompt"');
-        if (names || calls) this.read(parse(text), agent, names, calls);
-      }
-    } catch {
-      // A file that stops being readable: what was read links what it can.
-    }
-  }
-
-  private read(record: unknown, agent: string | undefined, names: boolean, calls: boolean): void {
-    const content = at(at(record, 'message'), 'content');
-    const blocks = Array.isArray(content) ? content : [];
-    if (calls) {
-      for (const block of blocks) {
-        if (stringAt(block, 'type') !== 'tool_use') continue;
-        const id = stringAt(block, 'id');
-        const input = at(block, 'input');
-        const prompt = stringAt(input, 'prompt');
-        if (!id || !prompt || this.calls.size >= 100_000) continue;
-        const type = stringAt(input, 'subagent_type');
-        this.calls.set(id, { id, agent, ...(type && { type }) });
-        if (!this.byPrompt.has(prompt)) this.byPrompt.set(prompt, id);
+  add(facts: readonly LinkFact[], agent: string | undefined): void {
+    for (const fact of facts) {
+      if (fact.kind === 'call') {
+        if (this.calls.size >= MAX_CALLS) continue;
+        this.calls.set(fact.id, { id: fact.id, agent, ...(fact.type && { type: fact.type }) });
+        if (!this.byPrompt.has(fact.prompt)) this.byPrompt.set(fact.prompt, fact.id);
+      } else if (fact.kind === 'named' || !this.byAgent.has(fact.agent)) {
+        this.byAgent.set(fact.agent, fact.call);
       }
     }
-    if (!names) return;
-    // The result of the call names its agent; a progress line of the running agent names its call.
-    const named = stringAt(at(record, 'toolUseResult'), 'agentId');
-    const result = blocks.find((b) => stringAt(b, 'type') === 'tool_result');
-    const resultOf = stringAt(result, 'tool_use_id');
-    if (named && resultOf) this.byAgent.set(named, resultOf);
-    const running = stringAt(at(record, 'data'), 'agentId');
-    const parent = stringAt(record, 'parentToolUseID');
-    if (running && parent && !this.byAgent.has(running)) this.byAgent.set(running, parent);
   }
 
   /** The call that started an agent: by its meta file, by a line naming it, by its first prompt. */
@@ -245,27 +336,6 @@ class Links {
     if (id === undefined) return undefined;
     return this.calls.get(id) ?? { id, agent: undefined };
   }
-}
-
-/** The first user text of a sub-agent's file: the prompt its call gave it. */
-function firstPrompt(input: CheckInput): string | undefined {
-  try {
-    let n = 0;
-    for (const line of toInput(input).lines()) {
-      if (++n > PROMPT_LINES) return undefined;
-      if (!line.text.includes('"user"')) continue;
-      const record = parse(line.text);
-      if (stringAt(record, 'type') !== 'user' || at(record, 'isMeta') === true) continue;
-      const content = at(at(record, 'message'), 'content');
-      if (typeof content === 'string') return content;
-      const text = Array.isArray(content) ? content.find((b) => stringAt(b, 'type') === 'text') : undefined;
-      const value = stringAt(text, 'text');
-      if (value !== undefined) return value;
-    }
-  } catch {
-    // Not readable: no prompt to link by.
-  }
-  return undefined;
 }
 
 function parse(text: string): unknown {

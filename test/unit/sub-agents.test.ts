@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { checkTranscript } from '../../src/core/check';
 import { inputFromFile } from '../../src/core/io';
+import type { TranscriptInput } from '../../src/core/transcript';
 import { checkSession, MAX_SUB_AGENTS, readSubAgents, subAgentDir, type SubAgentSource } from '../../src/core/sub-agents';
 import { sessionView } from '../../src/extension/session-view/view';
 import { cacheOf, fileOfMessage, parseSessionWebviewMessage, type TimelineRow } from '../../src/shared/session-protocol';
@@ -145,6 +146,24 @@ describe('sub-agent files', () => {
     const linkedBack = { ...cycle, subAgents: cycle.subAgents!.map((a) => (a.agentId === 'b' ? { ...a, parentAgent: 'c' } : a)) };
     const rows = sessionView(linkedBack, true).rows;
     assert.equal(headers(rows).length, 2);
+  });
+
+  it('reads the session and each sub-agent file once: links and first prompts are noted from the lines the check reads', () => {
+    const reads = new Map<string, number>();
+    const counted = (file: string): TranscriptInput => {
+      const input = inputFromFile(file);
+      return { ...input, lines: () => (reads.set(file, (reads.get(file) ?? 0) + 1), input.lines()) };
+    };
+    const sources = readSubAgents(SESSION).map((s) => ({ ...s, input: counted(s.file) }));
+    const report = checkSession(counted(SESSION), sources, options);
+    assert.deepEqual(
+      report.subAgents!.map((a) => [a.agentId, a.thread.parentCall]),
+      check(SESSION).subAgents!.map((a) => [a.agentId, a.thread.parentCall]),
+    );
+    assert.deepEqual([...reads.values()], [1, 1, 1], `${[...reads].map(([f, n]) => `${path.basename(f)} ${n}×`).join(', ')}`);
+    // Linked by the first prompt alone (no meta file, no line naming the agent): noted while the check reads the sub-agent's lines.
+    const byPrompt = session(user('u1', null, 'go') + assistant('a1', 'u1', [task('toolu_p', 'Find the bug.')]), { p: agentFile('p', 'Find the bug.') });
+    assert.equal(check(byPrompt).subAgents![0]!.thread.parentCall, 'toolu_p');
   });
 
   it('a missing, special, huge or malformed sub-agent file is said, never thrown; too many files are listed unread', () => {
