@@ -4,9 +4,12 @@
  * unless an adapter asks for the whole text).
  */
 import * as fs from 'node:fs';
-import { formatBytes, LimitError, resolveLimits, type Limits } from './limits';
+import { formatBytes, LimitError, lineTooLong, resolveLimits, type Limits } from './limits';
+
+export { lineTooLong } from './limits';
 import type { TranscriptInput } from './transcript';
 import { splitLines, type SourceLine } from './text';
+import { linesFromBytes } from './byte-lines';
 
 /** A transcript input that can also hand out its first characters for format sniffing. */
 export interface SniffableInput extends TranscriptInput {
@@ -148,25 +151,23 @@ function readHead(path: string | Buffer, maxChars: number): string {
 function* streamLines(path: string | Buffer, limits: Limits): Generator<SourceLine> {
   const { fd } = openRegular(path);
   try {
-    yield* linesFromChunks(readChunks(fd, limits), limits.maxLineChars);
+    yield* linesFromBytes(readChunks(fd, limits), limits.maxLineChars);
   } finally {
     fs.closeSync(fd);
   }
 }
 
-function* readChunks(fd: number, limits: Limits): Generator<string> {
-  const decoder = new TextDecoder();
-  const buffer = Buffer.alloc(CHUNK_BYTES);
+/** The file's bytes in chunks, each in a buffer of its own (the lines read from one keep it, not a copy). */
+function* readChunks(fd: number, limits: Limits): Generator<Buffer> {
   let total = 0;
   for (;;) {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const read = fs.readSync(fd, buffer, 0, buffer.length, null);
     if (read === 0) break;
     total += read;
     if (total > limits.maxFileBytes) throw tooLarge(limits);
-    yield decoder.decode(buffer.subarray(0, read), { stream: true });
+    yield buffer.subarray(0, read);
   }
-  const rest = decoder.decode();
-  if (rest) yield rest;
 }
 
 /** Splits decoded chunks into lines; a line spanning chunks is joined once (if not longer than `maxLineChars`). */
@@ -203,7 +204,3 @@ function makeLine(pieces: string[], offset: number, index: number): SourceLine {
   return { text, offset, index };
 }
 
-/** The error for a line longer than `maxLineChars` (`index` is 0-based). */
-export function lineTooLong(index: number, maxLineChars: number): LimitError {
-  return new LimitError(`line ${index + 1} is longer than the maxLineChars limit (${maxLineChars.toLocaleString('en-US')} characters)`);
-}

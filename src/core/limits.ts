@@ -47,6 +47,11 @@ export class LimitError extends Error {
   }
 }
 
+/** The error for a line longer than `maxLineChars` (`index` is 0-based). */
+export function lineTooLong(index: number, maxLineChars: number): LimitError {
+  return new LimitError(`line ${index + 1} is longer than the maxLineChars limit (${maxLineChars.toLocaleString('en-US')} characters)`);
+}
+
 /** `1.5 GiB`, `12 MiB`, `800 bytes`. */
 export function formatBytes(n: number): string {
   const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];

@@ -23,6 +23,8 @@ export interface SourceLine {
   readonly index: number;
   /** True on a last line with no line end after it: possibly still being written. */
   readonly unterminated?: true;
+  /** At least this many leading characters are those of the line before it (index - 1), when the input compared them (byte-lines.ts). */
+  readonly same?: number;
 }
 
 /** Maps offsets to line/column. Built once per text, or fed line by line while streaming. */

@@ -11,6 +11,9 @@
  * duplicate a result, or are cut short; and `checkAgainst` on two of them.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { checkAgainst, checkTranscript, checkTranscriptWith } from '../../src/core/check';
@@ -18,7 +21,7 @@ import { anthropicAdapter, anthropicCodec } from '../../src/core/formats/anthrop
 import { openaiChatAdapter, openaiChatCodec } from '../../src/core/formats/openai-chat';
 import { openaiResponsesAdapter, openaiResponsesCodec } from '../../src/core/formats/openai-responses';
 import { readRequestLog, type ProviderCodec } from '../../src/core/formats/request-log';
-import { inputFromText } from '../../src/core/io';
+import { inputFromFile, inputFromText } from '../../src/core/io';
 import type { Report } from '../../src/core/results';
 import type { FormatAdapter } from '../../src/core/transcript';
 
@@ -121,8 +124,8 @@ const turnArb: fc.Arbitrary<Turn> = fc.record({
   calls: fc.array(fc.record({ id: fc.constant(''), input: fc.constantFrom({ sql: 'select 1' }, { sql: 'select 2', limit: 10 }) }), { maxLength: 2 }),
 });
 
-function logText(format: Format, turns: readonly Turn[], mutations: ReadonlyMap<number, Mutation>): string {
-  const history: Json[] = [{ role: 'user', content: 'Count the rows.' }];
+function logText(format: Format, turns: readonly Turn[], mutations: ReadonlyMap<number, Mutation>, opening = 'Count the rows.'): string {
+  const history: Json[] = [{ role: 'user', content: opening }];
   const lines: string[] = [];
   turns.forEach((turn, i) => {
     const t = { ...turn, calls: turn.calls.map((c, k) => ({ ...c, id: `call_${i}_${k}` })) };
@@ -161,6 +164,31 @@ test('property: random logs of the three formats: the fast path gives exactly th
     { numRuns: 150, seed: 15 },
   );
   assert.ok(findings > 50, `${findings} findings compared`);
+});
+
+test('property: random logs read from a file (each line compared with the one before as bytes): the reference report', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-'));
+  const file = path.join(dir, 'log.jsonl');
+  let shared = 0;
+  // A long first message, so that every line shares more than the few bytes worth comparing with the one before.
+  const opening = `Count the rows — ünïcödé 😀 ${'of the table '.repeat(100)}`;
+  fc.assert(
+    fc.property(logArb, fc.boolean(), fc.boolean(), ({ format, turns, planted }, tokens, crlf) => {
+      const lf = logText(format, turns, new Map(planted), opening);
+      const text = crlf ? lf.replace(/\n/g, '\r\n') : lf;
+      fs.writeFileSync(file, text);
+      // Named: a first line cut short in the long first message leaves nothing to recognise the format by.
+      const options = { format, ...(tokens ? {} : { tokens: false as const }) };
+      const fast = checkTranscript(inputFromFile(file), options);
+      // A line cut short may end in half a surrogate pair: the file holds what writing it made of it.
+      const full = checkTranscriptWith(reference(format), inputFromText(file, fs.readFileSync(file, 'utf8')), options);
+      assert.deepEqual(comparable(fast), comparable(full));
+      shared += [...inputFromFile(file).lines()].filter((line) => (line.same ?? 0) > opening.length).length;
+    }),
+    { numRuns: 100, seed: 15 },
+  );
+  fs.rmSync(dir, { recursive: true });
+  assert.ok(shared > 300, `${shared} lines shared their history with the line before`);
 });
 
 test('property: checkAgainst on two random logs: the report of the windows read exact (keepRewrites)', () => {

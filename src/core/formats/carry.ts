@@ -29,6 +29,8 @@ export interface CarrySource {
    * range of the line it was first read in: see `EXACT_WINDOW`.)
    */
   readonly spans: readonly number[];
+  /** The index of its line in a file (`SourceLine.index`), when its text is that line's. */
+  readonly line?: number;
 }
 
 /** The spans of a line's elements: those carried from `from` (the first `count`), then the items read from the line. */
@@ -80,16 +82,19 @@ const CLOSING = new Set([125 /* } */, 93 /* ] */, 34 /* " */]);
 
 /**
  * The longest run of leading elements whose bytes, and every byte before them
- * in the line, are the same in `text` as in the previous line; undefined when
- * none is.
+ * in the line, are the same in `line` as in the previous line; undefined when
+ * none is. `same`: how many leading characters of `text` are known to be the
+ * source's (`SourceLine.same`, when the source is the line just before), so
+ * they are not compared again.
  */
-export function planCarry(source: CarrySource | undefined, text: string): CarryPlan | undefined {
+export function planCarry(source: CarrySource | undefined, text: string, same?: number): CarryPlan | undefined {
   if (!source || source.items.length === 0) return undefined;
   const from = relativeStart(source, 0);
   if (from === undefined) return undefined;
+  const starts = same === undefined ? (to: number) => text.startsWith(source.text.slice(0, to)) : (to: number) => to <= same;
   const matches = (k: number) => {
     const to = relativeEnd(source, k - 1);
-    return to !== undefined && text.length > to && text.startsWith(source.text.slice(0, to)) && CLOSING.has(source.text.charCodeAt(to - 1));
+    return to !== undefined && text.length > to && starts(to) && CLOSING.has(source.text.charCodeAt(to - 1));
   };
   let count = source.items.length;
   // Matching is monotonic in k: the largest k below `count` that matches (0 if none).

@@ -231,7 +231,9 @@ function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec, 
   const container = carried && rangeOf(carried.array);
   const copies = () => (carried ? carryMessages(carried.from, count, line.base, container) : []);
   const read = carrier.readRequest(body, carried && firstReadings ? carried.from.items.slice(0, count) : copies());
-  const carry = { text: line.text, base: line.base, items: read.items, spans: carrySpans(carried?.from, count, read.items, line.base) };
+  // Its line's index, unless the text lost a byte order mark (then it is not what the next line was compared with).
+  const index = line.base === line.source.offset ? line.source.index : undefined;
+  const carry = { text: line.text, base: line.base, items: read.items, spans: carrySpans(carried?.from, count, read.items, line.base), line: index };
   if (!carried || !firstReadings) return { current: read.request, carry };
   // The carried messages are the tail's `items` first `count`; the window holds them after its leading messages.
   const window = read.request.window;
@@ -303,7 +305,8 @@ function parsedLine(line: SourceLine, ordinal: number, from: CarrySource | undef
   const bom = line.index === 0 && line.text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const text = bom ? line.text.slice(1) : line.text;
   const base = line.offset + bom;
-  const plan = planCarry(from, text);
+  const same = !bom && from?.line !== undefined && from.line === line.index - 1 ? line.same : undefined;
+  const plan = planCarry(from, text, same);
   const parsed = parseJson(text, base, plan?.skip);
   if (!parsed.ok) return { finding: line.unterminated ? incompleteLine(line) : invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
   const carried = plan && from && parsed.skippedIn && { plan, array: parsed.skippedIn, from };

@@ -1,0 +1,95 @@
+/**
+ * Lines read from bytes, decoding only what a line does not share with the
+ * line before it (`linesFromBytes`), against decoding the whole file at once
+ * and splitting the text: the same texts, offsets and indexes, on random
+ * files whose lines repeat long prefixes of the line before them (ASCII,
+ * multi-byte and astral characters, invalid UTF-8, CRLF, a byte order mark,
+ * an unterminated last line), cut into random chunks; and every `same` is a
+ * prefix the two lines share.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { linesFromBytes } from '../../src/core/byte-lines';
+import { inputFromFile } from '../../src/core/io';
+import { splitLines, type SourceLine } from '../../src/core/text';
+
+const PIECES: readonly number[][] = [
+  [...Buffer.from('{"messages":[{"role":"user","content":"the agent reads a file"}')],
+  [...Buffer.from('héllo wörld — ')],
+  [...Buffer.from('😀 文字 ')],
+  [0x80], // a lone continuation byte
+  [0xe2, 0x82], // a cut three-byte sequence
+  [0xf0, 0x9f, 0x98], // a cut four-byte sequence
+  [0xed, 0xa0, 0x80], // an encoded surrogate
+  [0x0d], // CR
+  [0xef, 0xbb, 0xbf], // a byte order mark inside a line
+];
+
+/** A line: the previous line's first bytes (most of it, often), then new pieces. */
+const lineSpec = fc.record({
+  keep: fc.double({ min: 0, max: 1, noNaN: true }),
+  pieces: fc.array(fc.nat(PIECES.length - 1), { maxLength: 6 }),
+  repeat: fc.integer({ min: 1, max: 200 }),
+});
+
+function buildFile(specs: readonly { keep: number; pieces: number[]; repeat: number }[], bom: boolean, terminated: boolean): Buffer {
+  const lines: number[][] = [];
+  let previous: number[] = [];
+  for (const spec of specs) {
+    const body = spec.pieces.flatMap((p) => PIECES[p] as number[]);
+    const fresh = Array.from({ length: spec.repeat }, () => body).flat();
+    const line = [...previous.slice(0, Math.floor(previous.length * spec.keep)), ...fresh].filter((b) => b !== 0x0a);
+    lines.push(line);
+    previous = line;
+  }
+  const bytes = lines.flatMap((line, i) => (i < lines.length - 1 || terminated ? [...line, 0x0a] : line));
+  return Buffer.from(bom ? [0xef, 0xbb, 0xbf, ...bytes] : bytes);
+}
+
+function chunked(bytes: Buffer, cuts: readonly number[]): Buffer[] {
+  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let from = 0;
+  for (const cut of [...at, bytes.length]) {
+    if (cut > from) chunks.push(bytes.subarray(from, cut));
+    from = Math.max(from, cut);
+  }
+  return chunks;
+}
+
+const withoutSame = (lines: readonly SourceLine[]) => lines.map(({ same: _same, ...line }) => line);
+
+test('property: lines read from bytes are those of the whole decoded text, and share what they say', () => {
+  fc.assert(
+    fc.property(fc.array(lineSpec, { minLength: 1, maxLength: 8 }), fc.boolean(), fc.boolean(), fc.array(fc.nat(), { maxLength: 12 }), (specs, bom, terminated, cuts) => {
+      const bytes = buildFile(specs, bom, terminated);
+      const lines = [...linesFromBytes(chunked(bytes, cuts))];
+      assert.deepEqual(withoutSame(lines), [...splitLines(new TextDecoder().decode(bytes))]);
+      lines.forEach((line, i) => {
+        if (line.same === undefined) return;
+        const before = lines[i - 1]?.text ?? '';
+        assert.ok(line.same <= Math.min(before.length, line.text.length));
+        assert.equal(line.text.slice(0, line.same), before.slice(0, line.same));
+      });
+    }),
+    { numRuns: 300, seed: 15 },
+  );
+});
+
+test('a request log read from a file shares its history line to line', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-'));
+  const file = path.join(dir, 'log.jsonl');
+  const history = Array.from({ length: 60 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i} — ünïcödé 😀 ${'x'.repeat(40)}` }));
+  const text = [20, 40, 60].map((n) => JSON.stringify({ messages: history.slice(0, n) })).join('\r\n') + '\r\n';
+  fs.writeFileSync(file, text);
+  const lines = [...inputFromFile(file).lines()];
+  assert.deepEqual(withoutSame(lines), [...splitLines(text)]);
+  assert.equal(lines[0]?.same, undefined);
+  const shared = JSON.stringify({ messages: history.slice(0, 20) }).length - 2;
+  assert.ok((lines[1]?.same ?? 0) >= shared, `line 2 shares its first ${shared} characters, said ${lines[1]?.same}`);
+  fs.rmSync(dir, { recursive: true });
+});
