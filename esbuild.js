@@ -2,6 +2,7 @@
 // `node esbuild.js` builds once; `--watch` rebuilds on change; `--production` minifies.
 const esbuild = require('esbuild');
 const fs = require('node:fs');
+const { monacoPatches } = require('./scripts/monaco-patches');
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -13,7 +14,7 @@ const targets = [
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', external: ['vscode'] },
   { entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', platform: 'node' },
   // The inspector webview: dist/webview/inspector.js + inspector.css (+ Monaco's font); codicons copied below.
-  { entryPoints: ['webview/inspector.ts'], outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'chrome120', loader: { '.ttf': 'file' }, assetNames: '[name]-[hash]' },
+  { entryPoints: ['webview/inspector.ts'], outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'chrome120', loader: { '.ttf': 'file' }, assetNames: '[name]-[hash]', plugins: [monacoPatches] },
   // The session view webview: dist/webview/session.js + session.css (no Monaco, no web components).
   { entryPoints: { session: 'webview/session/main.ts' }, outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];

@@ -40,27 +40,6 @@ function renderedModel(): monaco.editor.ITextModel {
   return model;
 }
 
-/** The id handed out for a zone that is not added (it would take no space). */
-const NO_ZONE = 'prefix-lens-no-zone';
-
-/**
- * With word wrap on, Monaco's side-by-side diff aligns every wrapped line of the two sides and, where
- * both sides already wrap to the same height, still adds a filler zone of height 0 (its `delta > 0`
- * test's else branch): about one zone per message of a 10k-message window, all removed and added again
- * on every step. A zone of 0 px takes no space, so this editor leaves them out.
- */
-function skipEmptyZones(editor: monaco.editor.ICodeEditor): void {
-  const change = editor.changeViewZones.bind(editor);
-  editor.changeViewZones = (callback) =>
-    change((accessor) =>
-      callback({
-        addZone: (zone) => (zone.heightInPx === 0 && zone.heightInLines === undefined ? NO_ZONE : accessor.addZone(zone)),
-        removeZone: (id) => id !== NO_ZONE && accessor.removeZone(id),
-        layoutZone: (id) => id !== NO_ZONE && accessor.layoutZone(id),
-      }),
-    );
-}
-
 /** Below this width the diff is shown inline. */
 export const NARROW_PX = 640;
 
@@ -118,7 +97,6 @@ export class DiffView {
     });
     const original = renderedModel();
     const modified = renderedModel();
-    for (const editor of [this.diff.getOriginalEditor(), this.diff.getModifiedEditor()]) skipEmptyZones(editor);
     this.diff.setModel({ original, modified });
     this.before = new Pane('before', this.diff.getOriginalEditor(), original);
     this.after = new Pane('after', this.diff.getModifiedEditor(), modified);
@@ -131,7 +109,6 @@ export class DiffView {
     const computed = this.nextDiff();
     const generation = ++this.generation;
     this.hovered = this.pinned = undefined;
-    this.folds.reset();
     this.before.show(content.before, content.beforeLabel, content.splices?.before);
     this.after.show(content.after, content.afterLabel, content.splices?.after);
     LOCAL_DIFF.recompute(this.knownEnds(content.changed));
