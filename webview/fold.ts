@@ -18,9 +18,12 @@ const HIDDEN_AREAS_OWNER = { name: 'prefix-lens-fold' };
 const BADGE_ORDINAL = 10_001;
 const BADGE_PX = 24;
 
-/** `setHiddenAreas` is on Monaco's code editor widget, not in its public typings. */
+/**
+ * `setHiddenAreas` is on Monaco's code editor widget, not in its public typings. With `forceUpdate` it
+ * compares the ranges with the lines hidden now (tracked through edits) and does nothing when equal.
+ */
 interface HidesLines {
-  setHiddenAreas(ranges: monaco.IRange[], owner?: unknown): void;
+  setHiddenAreas(ranges: monaco.IRange[], owner?: unknown, forceUpdate?: boolean): void;
 }
 
 /** One folded block: the same unchanged line on each side. */
@@ -30,13 +33,18 @@ interface Fold {
   readonly zones: [string | undefined, string | undefined];
 }
 
-/** Pairs of unchanged lines (original, modified) from the diff's line changes, in order. */
-export function unchangedLines(changes: readonly monaco.editor.ILineChange[], originalCount: number, modifiedCount: number): [number, number][] {
+/** Pairs of unchanged lines (original, modified) from the diff's line changes, in order, whose original line `keep` accepts. */
+export function unchangedLines(
+  changes: readonly monaco.editor.ILineChange[],
+  originalCount: number,
+  modifiedCount: number,
+  keep: (original: number) => boolean = () => true,
+): [number, number][] {
   const pairs: [number, number][] = [];
   let o = 1;
   let m = 1;
   const run = (originalEnd: number, modifiedEnd: number) => {
-    for (; o <= originalEnd && m <= modifiedEnd; o++, m++) pairs.push([o, m]);
+    for (; o <= originalEnd && m <= modifiedEnd; o++, m++) if (keep(o)) pairs.push([o, m]);
   };
   for (const c of changes) {
     const inserted = c.originalEndLineNumber === 0;
@@ -81,14 +89,19 @@ export class Folds {
     }
   }
 
-  /** Folds every long unchanged line of the step just shown (after its diff is computed). */
+  /**
+   * Folds every long unchanged line of the step just shown (after its diff is computed), in place of
+   * the previous step's folds. Lines hidden before and still folded stay hidden (no re-layout).
+   */
   apply(changes: readonly monaco.editor.ILineChange[]): void {
-    this.reset();
     const originalModel = this.original.getModel();
     const modifiedModel = this.modified.getModel();
     if (!originalModel || !modifiedModel) return;
-    for (const [o, m] of unchangedLines(changes, originalModel.getLineCount(), modifiedModel.getLineCount())) {
-      if (originalModel.getLineLength(o) < FOLD_CHARS) continue;
+    const long = (line: number) => originalModel.getLineLength(line) >= FOLD_CHARS;
+    const lines = unchangedLines(changes, originalModel.getLineCount(), modifiedModel.getLineCount(), long);
+    if (lines.length === 0 && this.folds.length === 0) return;
+    for (const fold of this.folds.splice(0)) this.removeBadges(fold);
+    for (const [o, m] of lines) {
       const text = originalModel.getLineContent(o);
       const label = `${sizeText(new TextEncoder().encode(text).length)} block folded`;
       const fold: Fold = { original: o, modified: m, zones: [undefined, undefined] };
@@ -108,6 +121,7 @@ export class Folds {
 
   /** Expands every fold (nothing stays hidden). */
   reset(): void {
+    if (this.folds.length === 0) return;
     for (const fold of this.folds.splice(0)) this.removeBadges(fold);
     this.hide();
   }
@@ -120,8 +134,8 @@ export class Folds {
 
   private hide(): void {
     const lines = (side: 'original' | 'modified') => this.folds.map((f) => new monaco.Range(f[side], 1, f[side], 1));
-    (this.original as unknown as HidesLines).setHiddenAreas(lines('original'), HIDDEN_AREAS_OWNER);
-    (this.modified as unknown as HidesLines).setHiddenAreas(lines('modified'), HIDDEN_AREAS_OWNER);
+    (this.original as unknown as HidesLines).setHiddenAreas(lines('original'), HIDDEN_AREAS_OWNER, true);
+    (this.modified as unknown as HidesLines).setHiddenAreas(lines('modified'), HIDDEN_AREAS_OWNER, true);
     document.body.dataset.folds = String(this.folds.length);
   }
 

@@ -59,6 +59,10 @@ class Inspector {
   private readonly diff: DiffView;
   /** When the last host message arrived (performance.now()), for the bench. */
   private receivedAt = 0;
+  /** The steps the timeline shows (the same array while stepping through one transcript view). */
+  private timelineSteps: TranscriptView['steps'] | undefined;
+  /** Work left for after the next paint, by kind (`afterPaint`). */
+  private readonly deferred = new Map<'pairs' | 'timeline', () => void>();
   /** How the step being shown was sent, as splices of the texts shown before (a `stepEdit`). */
   private splices: Splices | undefined;
 
@@ -127,7 +131,7 @@ class Inspector {
         this.clearStep();
         this.timelineSlot.replaceChildren();
         this.findings.replaceChildren();
-        this.pairs.replaceChildren();
+        this.listPairs([]);
         this.findingsHeader.textContent = 'Findings';
         this.showNotice(message.reason);
         this.markReady(undefined);
@@ -193,15 +197,14 @@ class Inspector {
     this.detail = detail;
     const selected = view.selected;
     this.saveState({ ...this.state, file: view.file, step: selected });
-    this.timelineSlot.replaceChildren(timeline(view.steps, selected, (s) => this.select(s)));
-    this.timelineSlot.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    this.renderTimeline(view.steps, selected);
     this.renderFindings(view, detail);
     if (!detail) {
       this.clearStep();
       const pairs = view.pairs ?? [];
       const paired = pairs.length > 0 ? ` Its ${pairs.filter((p) => p.role === 'call').length} tool calls are listed under Tool pairs.` : '';
       this.showNotice(`No rewrite steps in ${view.file}: nothing to compare. ${cleanliness(view)}${paired}`);
-      this.pairs.replaceChildren(...pairItems(pairs, () => undefined));
+      this.listPairs(pairItems(pairs, () => undefined));
       this.markReady(undefined);
       return;
     }
@@ -219,7 +222,8 @@ class Inspector {
       el('div', { text: `Consumed prefix as the model saw it · step ${detail.step.index}, before` }),
       el('div', { text: previewing && detail.fix ? `Planned fix: ${detail.fix.title} (preview)` : `Proposed rewrite · ${detail.step.source}` }),
     );
-    this.pairs.replaceChildren(...pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id)));
+    // The Tool pairs tab lists up to 300 of the step's ~10k pairs: built once the step is painted.
+    this.afterPaint('pairs', () => this.listPairs(pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id))));
     const tokenText = tokens === undefined ? '' : ` · token ${number(tokens)}`;
     const splices = this.splices;
     this.splices = undefined;
@@ -232,6 +236,47 @@ class Inspector {
       afterLabel: `▲ consumed · boundary after message ${after.boundaryMessages} of ${after.messageCount} · ▼ not yet read`,
     });
     if (this.detail === detail) this.markReady(detail.step.index);
+  }
+
+  /**
+   * One tick per step; a step change of the same transcript only moves the selection. The selected
+   * tick is scrolled into view once the step is painted (scrolling now would force a layout mid-step).
+   */
+  private renderTimeline(steps: TranscriptView['steps'], selected: number | undefined): void {
+    const ticks = this.timelineSlot.querySelectorAll<HTMLElement>('.pl-tick');
+    if (steps !== this.timelineSteps || ticks.length !== steps.length) {
+      this.timelineSteps = steps;
+      this.timelineSlot.replaceChildren(timeline(steps, selected, (s) => this.select(s)));
+    } else {
+      for (const tick of Array.from(ticks)) tick.setAttribute('aria-selected', String(tick.dataset.step === String(selected)));
+    }
+    this.afterPaint('timeline', () => this.timelineSlot.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' }));
+  }
+
+  /**
+   * Runs `work` when the browser is idle after the frame showing the current step (at most 100 ms
+   * later); a later `work` of the same kind replaces it.
+   */
+  private afterPaint(kind: 'pairs' | 'timeline', work: () => void): void {
+    if (this.deferred.size === 0) {
+      requestAnimationFrame(() =>
+        requestIdleCallback(
+          () => {
+            const works = [...this.deferred.values()];
+            this.deferred.clear();
+            for (const w of works) w();
+          },
+          { timeout: 100 },
+        ),
+      );
+    }
+    this.deferred.set(kind, work);
+  }
+
+  /** The Tool pairs tab's items, now (dropping a list still waiting for a paint). */
+  private listPairs(items: HTMLElement[]): void {
+    this.deferred.delete('pairs');
+    this.pairs.replaceChildren(...items);
   }
 
   /** Another transcript (or none): nothing of the previous file's fix preview or pinned pair carries over. */
