@@ -142,10 +142,11 @@ export interface Opened {
   readonly errors: string[];
 }
 
-/** Opens the inspector on a fixture and waits until its first step (or empty state) is shown. */
-export async function openInspector(harness: Harness, fixture: Fixture, theme: ThemeName = 'light', width = 1400): Promise<Opened> {
+/** Opens the inspector on a fixture (after `prepare`, e.g. init scripts) and waits until its first step (or empty state) is shown. */
+export async function openInspector(harness: Harness, fixture: Fixture, theme: ThemeName = 'light', width = 1400, prepare?: (page: Page) => Promise<void>): Promise<Opened> {
   const context = await harness.browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
+  await prepare?.(page);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
   page.on('console', (message) => message.type() === 'error' && errors.push(`console: ${message.text()} ${message.location().url}`));

@@ -1,0 +1,128 @@
+/**
+ * Random walks through random transcripts' steps in the inspector: every step
+ * arrives as the panel's host sends it (a `stepEdit` of the step shown for a
+ * neighbour, the whole step for a jump) and is applied to Monaco's models as
+ * edits; after each, both models must hold exactly the step's full texts.
+ * The transcripts chain appends, deep edits (a message's text, a tool input,
+ * multi-line and astral text), compactions (pairs dropped whole, a summary in
+ * their place) and long blocks that fold.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { Report } from '../../src/core/results';
+import type { Message } from '../../src/core/model';
+import { call, msg, report, result, text, tool, win } from '../fixtures/inspector/reports';
+import { ENGINE, fixtureOf, type Harness, openInspector, startHarness, waitReady } from './harness';
+import type { Fixture } from './stub';
+
+let harness: Harness;
+before(async () => {
+  harness = await startHarness();
+});
+after(async () => {
+  await harness?.close();
+});
+
+/** mulberry32: a seeded PRNG, so a failure names the seed that reproduces it. */
+function random(seed: number): (n: number) => number {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+const WORDS = ['read', 'the', 'file', 'naïve', '😀 emoji', 'line\nbreak', 'tab\there', '"quoted"', 'x'.repeat(2_100), '𝔘𝔫𝔦'];
+
+/** A random transcript of `steps` rewrites, each step's window the next one's `before`. */
+function randomReport(seed: number, steps: number): Report {
+  const pick = random(seed);
+  const words = (n: number) => Array.from({ length: 1 + pick(n) }, () => WORDS[pick(WORDS.length)]!).join(' ');
+  let next = 0;
+  /** A user turn, or a call and its result (two messages). */
+  const turn = (): Message[] => {
+    const id = `toolu_${seed}_${next++}`;
+    if (pick(3) === 0) return [msg('user', text(words(6)))];
+    return [msg('assistant', text(words(3)), call(id, 'read_file', { path: words(2) })), msg('user', result(id, words(8)))];
+  };
+  let window: Message[] = [msg('user', text(`seed ${seed}`))];
+  while (window.length < 20 + pick(30)) window.push(...turn());
+  const specs = [];
+  for (let i = 0; i < steps; i++) {
+    const beforeWindow = window;
+    const kind = pick(4);
+    if (kind === 0 || kind === 1) {
+      window = [...window, ...turn()];
+      if (kind === 1) window.push(...turn(), ...turn());
+    } else if (kind === 2) {
+      // A deep edit somewhere in the history: a text message rewritten, or (before a tool message) one inserted.
+      const at = 1 + pick(window.length - 1);
+      const textOnly = window[at]!.blocks.every((b) => b.kind === 'text');
+      window = [...window.slice(0, at), msg('user', text(words(5))), ...window.slice(textOnly ? at + 1 : at), ...turn()];
+    } else {
+      // A compaction: a run of whole turns replaced by a summary.
+      const from = 1 + pick(Math.max(1, window.length - 6));
+      let to = from + 1 + pick(5);
+      while (to < window.length && window[to]!.blocks.some((b) => b.kind === 'tool_result')) to++;
+      window = [...window.slice(0, from), msg('user', text(`Summary: ${words(4)}`)), ...window.slice(to)];
+    }
+    specs.push({ source: kind === 3 ? ('compaction' as const) : ('runtime' as const), before: win([tool('read_file')], beforeWindow, beforeWindow.length), after: win([tool('read_file')], window, Math.min(window.length, beforeWindow.length)), decision: 'patch' as const, findings: [] });
+  }
+  return report(`/work/random-${seed}.trace.jsonl`, specs);
+}
+
+/** Both diff models' texts, read through Monaco's API (exposed to the test, see `exposeMonaco`). */
+function modelTexts(page: Page): Promise<{ before: string; after: string }> {
+  return page.evaluate(() => {
+    const monaco = (window as unknown as { monaco: { editor: { getDiffEditors(): { getModel(): { original: { getValue(): string }; modified: { getValue(): string } } }[] } } }).monaco;
+    const model = monaco.editor.getDiffEditors()[0]!.getModel();
+    return { before: model.original.getValue(), after: model.modified.getValue() };
+  });
+}
+
+/**
+ * Monaco puts its API on `window` when its environment asks for it: the page's environment, plus that.
+ * (A string: tsx would wrap a function's named arrows in a helper the page does not have.)
+ */
+async function exposeMonaco(page: Page): Promise<void> {
+  await page.addInitScript(`{
+    let environment;
+    Object.defineProperty(window, 'MonacoEnvironment', { configurable: true, get: () => environment, set: (value) => (environment = { ...value, globalAPI: true }) });
+  }`);
+}
+
+async function walk(seed: number, moves: number): Promise<void> {
+  const steps = 8;
+  const fixture: Fixture = fixtureOf(randomReport(seed, steps), 'light', ENGINE, 1);
+  const { page, errors } = await openInspector(harness, fixture, 'light', 1400, exposeMonaco);
+  const pick = random(seed ^ 0x5eed);
+  let at = 1;
+  for (let move = 0; move < moves; move++) {
+    const choice = pick(5);
+    const target = choice < 2 ? Math.min(steps, at + 1) : choice < 4 ? Math.max(1, at - 1) : 1 + pick(steps);
+    if (target === at) continue;
+    if (target === at + 1) await page.keyboard.press(']');
+    else if (target === at - 1) await page.keyboard.press('[');
+    else await page.locator(`.pl-tick[data-step="${target}"]`).click();
+    at = target;
+    await waitReady(page, at);
+    const shown = await modelTexts(page);
+    const detail = fixture.details[at]!;
+    assert.equal(shown.before, detail.before.text, `seed ${seed}, move ${move}: step ${at}'s consumed prefix`);
+    assert.equal(shown.after, detail.after.text, `seed ${seed}, move ${move}: step ${at}'s rewrite`);
+  }
+  const sent = await page.evaluate(() => (window as unknown as { __sent: string[] }).__sent);
+  assert.ok(sent.filter((t) => t === 'stepEdit').length >= moves / 3, `seed ${seed}: most steps arrived as splices (${sent.join(' ')})`);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+}
+
+for (const seed of [1, 2, 3, 4]) {
+  test(`random steps (appends, deep edits, compactions) applied as splices leave the models equal to the full texts (seed ${seed})`, async () => {
+    await walk(seed, 24);
+  });
+}
