@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import { Worker } from 'node:worker_threads';
 import type { WorkerAnswer } from './worker';
-import { checkRequest, type CheckRequest, type DocumentFollower, type Report, requestSize, type TranscriptRequest } from './engine';
+import { checkRequest, checkSubAgentFiles, type CheckedSubAgent, type CheckRequest, type DocumentFollower, type Report, requestSize, type SubAgentsRequest, type TranscriptRequest, type WorkerRequest } from './engine';
 
 /** A check running longer than this shows the status bar item. */
 const STATUS_DELAY_MS = 250;
@@ -56,14 +56,23 @@ export class Checker implements vscode.Disposable {
   }
 
   /** Checks a request; in a worker when the text is at least `thresholdBytes` long (UTF-16 units ≈ bytes). */
-  async check(request: CheckRequest, thresholdBytes: number): Promise<Report> {
+  check(request: CheckRequest, thresholdBytes: number): Promise<Report> {
+    return this.run(request, thresholdBytes, () => checkRequest(request));
+  }
+
+  /** Checks a session's sub-agent files, each on its own; where `check` would check their texts together. */
+  checkSubAgents(request: SubAgentsRequest, thresholdBytes: number): Promise<CheckedSubAgent[]> {
+    return this.run(request, thresholdBytes, () => checkSubAgentFiles(request));
+  }
+
+  private async run<T extends Report | CheckedSubAgent[]>(request: WorkerRequest, thresholdBytes: number, inline: () => T): Promise<T> {
     if (requestSize(request).length < thresholdBytes) {
       this.stats.inline++;
-      return checkRequest(request);
+      return inline();
     }
     this.stats.worker++;
     return this.showingProgress(request, () =>
-      this.inWorker(request).catch((error: unknown) => {
+      this.inWorker<T>(request).catch((error: unknown) => {
         this.stats.failures.push(String(error));
         throw error;
       }),
@@ -71,7 +80,7 @@ export class Checker implements vscode.Disposable {
   }
 
   /** Runs a long check with the status bar item shown once it has taken `STATUS_DELAY_MS`. */
-  private async showingProgress<T>(request: CheckRequest, run: () => Promise<T>): Promise<T> {
+  private async showingProgress<T>(request: WorkerRequest, run: () => Promise<T>): Promise<T> {
     const { file, length } = requestSize(request);
     const label = file.split(/[\\/]/).pop() ?? file;
     const timer = setTimeout(() => this.showProgress(label, length), STATUS_DELAY_MS);
@@ -90,13 +99,14 @@ export class Checker implements vscode.Disposable {
     this.status.show();
   }
 
-  private inWorker(request: CheckRequest): Promise<Report> {
+  /** The worker's answer to `request` (of the kind `answerRequest` gives for it). */
+  private inWorker<T>(request: WorkerRequest): Promise<T> {
     return new Promise((resolve, reject) => {
       const worker = new Worker(this.workerScript);
       const finish = () => void worker.terminate();
       worker.once('message', (answer: WorkerAnswer) => {
         finish();
-        if (answer.ok) resolve(answer.report);
+        if (answer.ok) resolve(answer.result as T);
         else reject(new Error(answer.error));
       });
       worker.once('error', (error) => {

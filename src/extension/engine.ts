@@ -7,7 +7,8 @@
  */
 import * as fs from 'node:fs';
 import type { CheckInput, CheckOptions, Report, TokenEncoding } from '../core/index';
-import { checkAgainst, checkSession, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
+import { checkAgainst, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
+import { checkSubAgentFile, type CheckedSubAgent } from '../core/sub-agents';
 import { formatBytes, LimitError, resolveLimits, type Limits } from '../core/limits';
 export { resolveLimits };
 
@@ -44,7 +45,8 @@ export { applyEdits } from '../core/fix/edits';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';
 export { shownThread } from '../core/report/json';
-export { agentIdOfFile, MAX_META_BYTES, OVER_COUNT, subAgentNames, tooLarge } from '../core/sub-agents';
+export { agentIdOfFile, firstThreadOf, linkSubAgents, MAX_META_BYTES, OVER_COUNT, scanLinks, subAgentNames, tooLarge } from '../core/sub-agents';
+export type { CheckedSubAgent };
 export { startProxy, type RunningProxy } from '../core/live/proxy';
 export type { Limits };
 
@@ -76,12 +78,19 @@ export interface SubAgentFile {
  * as a rewrite of `older` ("Compare with…").
  */
 export type CheckRequest =
-  | ({ readonly kind: 'transcript'; readonly subAgents?: readonly SubAgentFile[] } & FileText & RequestOptions)
+  | ({ readonly kind: 'transcript' } & FileText & RequestOptions)
   | ({ readonly kind: 'against'; readonly older: FileText; readonly newer: FileText } & RequestOptions);
 
+/** Sub-agent files of a Claude Code session (`file`), each to be checked on its own. */
+export type SubAgentsRequest = { readonly kind: 'sub-agents'; readonly file: string; readonly subAgents: readonly SubAgentFile[] } & RequestOptions;
+
+/** What the worker thread is asked: a check, or sub-agent files to check. */
+export type WorkerRequest = CheckRequest | SubAgentsRequest;
+
 /** The file a request is reported under, and how much text it checks (UTF-16 units). */
-export function requestSize(request: CheckRequest): { readonly file: string; readonly length: number } {
-  if (request.kind === 'transcript') return { file: request.file, length: request.text.length + (request.subAgents ?? []).reduce((n, s) => n + (s.text?.length ?? 0), 0) };
+export function requestSize(request: WorkerRequest): { readonly file: string; readonly length: number } {
+  if (request.kind === 'transcript') return { file: request.file, length: request.text.length };
+  if (request.kind === 'sub-agents') return { file: request.file, length: request.subAgents.reduce((n, s) => n + (s.text?.length ?? 0), 0) };
   return { file: request.newer.file, length: request.older.text.length + request.newer.text.length };
 }
 
@@ -90,9 +99,19 @@ export function checkRequest(request: CheckRequest): Report {
   const options = checkOptions(request);
   const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
   if (request.kind === 'against') return checkAgainst(boundedText(request.older, maxFileBytes), boundedText(request.newer, maxFileBytes), options);
-  if (!request.subAgents) return checkTranscript(boundedText(request, maxFileBytes), options);
-  const sources = request.subAgents.map(({ text, ...source }) => ({ ...source, ...(text !== undefined && { input: boundedText({ file: source.file, text }, maxFileBytes) }) }));
-  return checkSession(boundedText(request, maxFileBytes), sources, options);
+  return checkTranscript(boundedText(request, maxFileBytes), options);
+}
+
+/** Checks each sub-agent file on its own, reading it once (core/sub-agents.ts); never throws. */
+export function checkSubAgentFiles(request: SubAgentsRequest): CheckedSubAgent[] {
+  const options = checkOptions(request);
+  const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
+  return request.subAgents.map(({ text, ...source }) => checkSubAgentFile({ ...source, ...(text !== undefined && { input: boundedText({ file: source.file, text }, maxFileBytes) }) }, options));
+}
+
+/** Answers a worker request on this thread (the worker does the same on its own). */
+export function answerRequest(request: WorkerRequest): Report | CheckedSubAgent[] {
+  return request.kind === 'sub-agents' ? checkSubAgentFiles(request) : checkRequest(request);
 }
 
 function checkOptions(request: RequestOptions): CheckOptions {

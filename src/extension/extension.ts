@@ -99,7 +99,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     vscode.languages.registerCodeActionsProvider(TRANSCRIPT_SELECTOR, new TranscriptCodeActions(sessions), TranscriptCodeActions.metadata),
     vscode.languages.registerCodeLensProvider(TRANSCRIPT_SELECTOR, lenses),
   );
-  const sessionViews = registerSessionView(context, checker);
+  const sessionViews = registerSessionView(context, checker, sessions);
   const recorder = new AgentRecorder(context);
   context.subscriptions.push(recorder, vscode.commands.registerCommand(RECORD_COMMAND, (options?: { upstream?: string }) => recorder.start(options)));
   const abortNotifier = new AbortNotifier(sessions);

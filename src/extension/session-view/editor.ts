@@ -1,22 +1,26 @@
 /**
  * The session view as a custom editor: the default editor for `.eval` (a zip
  * VS Code refuses as binary), *Open With…* and the editor-title button for
- * `.json` / `.jsonl`. A custom document is not a TextDocument, so the view
- * reads and checks the file on disk itself (through the Checker for text, so
- * a large file is checked in the worker) and checks it again when the file
- * changes on disk: a growing file appears as it grows. A Claude Code session's
- * sub-agent files (`<session-id>/subagents/agent-<id>.jsonl`) are read and
- * checked with it, each nested under the call that started it, and followed
- * the same way.
+ * `.json` / `.jsonl`. Its report is `Sessions`' while the file is open as a
+ * text document (Sessions re-checks it; the view only follows its updates).
+ * A file open only in the view (a custom document is not a TextDocument, and
+ * one over VS Code's 50 MB limit never is one), and a zip, the view reads and
+ * checks itself (through the Checker, so a large file is checked in the
+ * worker), again when the file changes on disk: a growing file appears as it
+ * grows. A Claude Code session's sub-agent files
+ * (`<session-id>/subagents/agent-<id>.jsonl`) are read and checked by the
+ * view, each nested under the call that started it, followed the same way,
+ * and each read and checked again only when it changed.
  */
 import * as vscode from 'vscode';
 import { fileOfMessage, parseSessionWebviewMessage, SESSION_PROTOCOL_VERSION, type SessionHostMessage, type SessionWebviewMessage } from '../../shared/session-protocol';
 import type { Checker } from '../checker';
 import { checkFile, type Report } from '../engine';
 import type { SessionView } from '../../shared/session-protocol';
-import { readSettings } from '../settings';
+import type { Sessions } from '../sessions';
+import { readSettings, type Settings } from '../settings';
 import { SESSION_PAGE, makeNonce, webviewHtml } from '../webview-html';
-import { readSubAgentFiles, subAgentFolder } from './sub-agent-files';
+import { SubAgentFiles, subAgentFolder, withSubAgents } from './sub-agent-files';
 import { sessionView } from './view';
 
 /** The default editor for `.eval`; an option for `.json` / `.jsonl`. */
@@ -30,6 +34,12 @@ const isZip = (uri: vscode.Uri) => uri.path.toLowerCase().endsWith('.eval');
 /** Re-checks of a growing file wait this long after the last change. */
 const SETTLE_MS = 250;
 
+/** A file's report and its text (for linking its sub-agents). */
+interface MainReport {
+  readonly report: Report;
+  text(): string;
+}
+
 class SessionEditor implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   /** What the webview was last sent (for the extension-host tests). */
@@ -39,34 +49,39 @@ class SessionEditor implements vscode.Disposable {
   private checking: Promise<void> = Promise.resolve();
   /** The snapshot last sent and its sub-agent files, in the order of its `files` (a message names one by index). */
   private sent: { readonly generation: number; readonly files: readonly vscode.Uri[] } = { generation: 0, files: [] };
+  /** The file's watcher, while the view reads the file itself. */
+  private fileWatcher: vscode.Disposable | undefined;
+  /** The session's sub-agent files as last read. */
+  private readonly agents = new SubAgentFiles();
 
   constructor(
     readonly uri: vscode.Uri,
     private readonly panel: vscode.WebviewPanel,
     private readonly checker: Checker,
+    private readonly sessions: Sessions,
     root: vscode.Uri,
     private readonly onDispose: (editor: SessionEditor) => void,
   ) {
     const webview = panel.webview;
     webview.options = { enableScripts: true, localResourceRoots: [root] };
     webview.html = webviewHtml(SESSION_PAGE, { cspSource: webview.cspSource, nonce: makeNonce(), assetBase: webview.asWebviewUri(root).toString() });
-    const folder = vscode.Uri.joinPath(uri, '..');
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, uri.path.split('/').pop() ?? ''));
     const agents = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(subAgentFolder(uri), '*'));
+    const mine = (other: vscode.Uri) => other.toString() === uri.toString();
     this.subscriptions.push(
-      watcher,
       agents,
-      watcher.onDidChange(() => this.schedule()),
-      watcher.onDidCreate(() => this.schedule()),
       agents.onDidChange(() => this.schedule()),
       agents.onDidCreate(() => this.schedule()),
       agents.onDidDelete(() => this.schedule()),
+      sessions.onDidUpdate((session) => mine(session.uri) && this.schedule()),
+      // No longer open as text: the view reads the file itself from now on.
+      sessions.onDidClose((closed) => mine(closed) && this.schedule()),
       webview.onDidReceiveMessage((raw) => {
         const message = parseSessionWebviewMessage(raw);
         if (message) void this.receive(message);
       }),
       panel.onDidDispose(() => this.dispose()),
     );
+    this.watchFile(sessions.get(uri) === undefined);
   }
 
   private schedule(): void {
@@ -77,26 +92,51 @@ class SessionEditor implements vscode.Disposable {
     }, SETTLE_MS);
   }
 
-  /** The file's report and the sub-agent files read with it. */
-  private async check(): Promise<{ readonly report: Report; readonly files: readonly vscode.Uri[] }> {
-    const settings = readSettings(this.uri);
-    if (isZip(this.uri) && this.uri.scheme === 'file') return { report: checkFile(this.uri.fsPath, settings.tokens, settings.limits), files: [] };
+  /** Watches the file on disk while the view reads it itself (not while Sessions follows it). */
+  private watchFile(on: boolean): void {
+    if (on === (this.fileWatcher !== undefined)) return;
+    if (!on) {
+      this.fileWatcher?.dispose();
+      this.fileWatcher = undefined;
+      return;
+    }
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.joinPath(this.uri, '..'), this.uri.path.split('/').pop() ?? ''));
+    this.fileWatcher = vscode.Disposable.from(watcher, watcher.onDidChange(() => this.schedule()), watcher.onDidCreate(() => this.schedule()));
+  }
+
+  /** The file's report: Sessions' while it is open as text (undefined until its first check ends), else read and checked here. */
+  private async main(settings: Settings): Promise<MainReport | undefined> {
+    const session = this.sessions.get(this.uri);
+    this.watchFile(session === undefined);
+    if (session) return session.report && { report: session.report, text: () => session.document.getText() };
+    if (isZip(this.uri) && this.uri.scheme === 'file') return { report: checkFile(this.uri.fsPath, settings.tokens, settings.limits), text: () => '' };
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.uri));
     const file = this.uri.scheme === 'file' ? this.uri.fsPath : this.uri.toString();
-    const agents = await readSubAgentFiles(this.uri, settings.limits);
-    const report = await this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits, ...(agents.length > 0 && { subAgents: agents.map((a) => a.source) }) }, settings.workerThresholdBytes);
-    return { report, files: agents.map((a) => a.uri) };
+    return { report: await this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes), text: () => text };
+  }
+
+  /** The file's report with its sub-agents (a Claude Code session's), and their files in order; undefined while Sessions' first check runs. */
+  private async check(): Promise<{ readonly report: Report; readonly files: readonly vscode.Uri[] } | undefined> {
+    const settings = readSettings(this.uri);
+    const main = await this.main(settings);
+    if (!main || main.report.format !== 'claude-code') return main && { report: main.report, files: [] };
+    const { tokens, limits } = settings;
+    const agents = await this.agents.read(this.uri, limits, JSON.stringify([tokens, limits]), (subAgents) =>
+      this.checker.checkSubAgents({ kind: 'sub-agents', file: main.report.file, subAgents, tokens, limits }, settings.workerThresholdBytes),
+    );
+    return { report: withSubAgents(main.report, main.text(), agents), files: agents.map((a) => a.uri) };
   }
 
   private async push(): Promise<void> {
     if (!this.ready) return;
     let message: SessionHostMessage;
     try {
-      const { report, files } = await this.check();
+      const checked = await this.check();
+      if (!checked) return;
       const generation = this.sent.generation + 1;
-      message = { type: 'session', view: sessionView(report, !isZip(this.uri), generation) };
+      message = { type: 'session', view: sessionView(checked.report, !isZip(this.uri), generation) };
       this.lastView = message.view;
-      this.sent = { generation, files };
+      this.sent = { generation, files: checked.files };
     } catch (error) {
       message = { type: 'empty', reason: `Prefix Lens cannot show this file as a session: ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -132,6 +172,7 @@ class SessionEditor implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    this.watchFile(false);
     for (const d of this.subscriptions.splice(0)) d.dispose();
     this.onDispose(this);
   }
@@ -144,6 +185,7 @@ export class SessionEditors implements vscode.CustomReadonlyEditorProvider, vsco
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly checker: Checker,
+    private readonly sessions: Sessions,
   ) {}
 
   /** The open views of a file, with what each was last sent. */
@@ -157,7 +199,7 @@ export class SessionEditors implements vscode.CustomReadonlyEditorProvider, vsco
 
   resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
     const root = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview');
-    this.open.add(new SessionEditor(document.uri, panel, this.checker, root, (e) => this.open.delete(e)));
+    this.open.add(new SessionEditor(document.uri, panel, this.checker, this.sessions, root, (e) => this.open.delete(e)));
   }
 
   dispose(): void {
@@ -166,8 +208,8 @@ export class SessionEditors implements vscode.CustomReadonlyEditorProvider, vsco
 }
 
 /** Registers both editor types and the command that opens the view for a file (default: the active editor's). */
-export function registerSessionView(context: vscode.ExtensionContext, checker: Checker): SessionEditors {
-  const provider = new SessionEditors(context, checker);
+export function registerSessionView(context: vscode.ExtensionContext, checker: Checker, sessions: Sessions): SessionEditors {
+  const provider = new SessionEditors(context, checker, sessions);
   const options = { webviewOptions: { retainContextWhenHidden: false }, supportsMultipleEditorsPerDocument: true };
   context.subscriptions.push(
     provider,

@@ -5,14 +5,17 @@
  * in it through the command, and a file growing on disk appears as it grows.
  * Real files of the shared corpus, copied to a scratch folder first. A Claude
  * Code 2.x session with its `subagents` folder (our fixture, in the documented
- * shape) shows each sub-agent nested under its call, and follows it as it grows.
+ * shape) shows each sub-agent nested under its call, and follows it as it grows,
+ * checking again only the file that grew. The view of a file open as text takes
+ * the report of Sessions (which re-checks it) and never checks the file itself.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, closeAll, repoPath, waitFor, waitForDisk } from './helpers';
+import type { Checker } from '../../../src/extension/checker';
+import { api, closeAll, openTranscript, repoPath, waitFor, waitForDisk } from './helpers';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-session-view-'));
 const corpus = (name: string) => {
@@ -31,6 +34,17 @@ const activeTabViewType = () => {
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
   return input instanceof vscode.TabInputCustom ? input.viewType : undefined;
 };
+
+/** Counts, through a spy on the real Checker, the checks of each kind asked until `restore`. */
+function spyChecks(checker: Checker) {
+  const calls = { check: [] as string[], follow: [] as string[], subAgents: [] as string[][] };
+  const { check, follow, checkSubAgents } = checker;
+  checker.check = (request, threshold) => (calls.check.push(request.kind === 'transcript' ? request.file : request.newer.file), check.call(checker, request, threshold));
+  checker.follow = (request, threshold, followed) => (calls.follow.push(request.file), follow.call(checker, request, threshold, followed));
+  checker.checkSubAgents = (request, threshold) => (calls.subAgents.push(request.subAgents.map((s) => path.basename(s.file))), checkSubAgents.call(checker, request, threshold));
+  const restore = () => Object.assign(checker, { check, follow, checkSubAgents });
+  return { calls, restore };
+}
 
 suite('session view', () => {
   suiteTeardown(closeAll);
@@ -99,7 +113,8 @@ suite('session view', () => {
     const last = JSON.parse(fs.readFileSync(agent, 'utf8').trim().split('\n').pop()!) as Record<string, unknown>;
     const more = (uuid: string, parentUuid: string, type: string, content: unknown) => JSON.stringify({ ...last, uuid, parentUuid, type, message: { role: type, content } });
     fs.appendFileSync(agent, `${more('s5', 's4', 'user', [{ type: 'tool_result', tool_use_id: 'toolu_never_called', content: 'x' }])}\n${more('s6', 's5', 'assistant', [{ type: 'text', text: 'ok' }])}\n`);
-    const { sessionViews } = await api();
+    const { sessionViews, checker } = await api();
+    const spy = spyChecks(checker);
     const grown = await waitForDisk(agent, 'the grown sub-agent in the view', () =>
       sessionViews
         .viewsOf(uri)
@@ -107,5 +122,27 @@ suite('session view', () => {
         .find((v) => v?.rows.some((r) => r.file === 0 && r.findings.some((f) => f.rule === 'tool-result-orphaned'))),
     );
     assert.equal(grown.problems, 3);
+    spy.restore();
+    assert.ok(spy.calls.subAgents.length > 0, 'the grown sub-agent file is checked again');
+    assert.deepEqual(new Set(spy.calls.subAgents.flat()), new Set(['agent-a1b2c3d4e5f60718.jsonl']), 'only the sub-agent file that grew is checked again');
+  });
+
+  test('the view of a file open as text takes the report of Sessions: opening it and the file growing check the file no more', async () => {
+    const source = fs.readFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const file = path.join(scratch, 'open-as-text.jsonl');
+    fs.writeFileSync(file, source.slice(0, 12).join('\n') + '\n');
+    const { session } = await openTranscript(file);
+    const { checker } = await api();
+    const spy = spyChecks(checker);
+    try {
+      await vscode.commands.executeCommand('prefixLens.openSessionView', session.uri);
+      const first = await lastView(session.uri, 'the first snapshot');
+      fs.appendFileSync(file, source.slice(12).join('\n') + '\n');
+      const grown = await lastView(session.uri, 'the grown snapshot', (n) => n > first.rows.length);
+      assert.deepEqual(grown.summary.pairs, session.report?.session?.pairs, "the view shows Sessions' report");
+      assert.deepEqual(spy.calls.check, [], 'the view checked the file itself');
+    } finally {
+      spy.restore();
+    }
   });
 });
