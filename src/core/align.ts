@@ -67,15 +67,35 @@ export function alignMessages(
   });
 }
 
+/** For after message i, the first before index at or after `next` rendering as it, or -1 (`next` never decreases within one alignment). */
+export type TextFinder = (i: number, next: number) => number;
+
 /** `alignMessages` against a before window indexed once; after messages known to be the same are not rendered. */
 export function alignIndexed(index: TextIndex, sides: AlignSides): Alignment {
-  const beforeLength = index.nextSame.length;
+  return alignFound(index.nextSame.length, indexedFinder(index, sides.afterText), sides);
+}
+
+/** The finder of an indexed before window: `cursor` holds, per text, how far its chain has been passed, so each before index is passed at most once. */
+export function indexedFinder(index: TextIndex, afterText: (i: number) => string): TextFinder {
+  const cursor = new Map<string, number>();
+  return (i, next) => {
+    const text = afterText(i);
+    let j = cursor.get(text) ?? index.first.get(text);
+    if (j === undefined) return -1;
+    while (j !== -1 && j < next) j = index.nextSame[j] ?? -1;
+    cursor.set(text, j);
+    return j;
+  };
+}
+
+/** `alignIndexed` with the before side's texts looked up by `find` (a window read lazily finds them without an index). */
+export function alignFound(beforeLength: number, find: TextFinder, sides: AlignSides): Alignment {
   const out = {
     afterOrigin: new Int32Array(sides.afterLength).fill(-1),
     afterKind: new Uint8Array(sides.afterLength).fill(INSERTED),
     beforeFate: new Int32Array(beforeLength).fill(-1),
   };
-  matchIdentical(index, sides, out);
+  matchIdentical(beforeLength, find, sides, out);
   // Pair up the gaps between anchors (and after the last one).
   let prevI = -1;
   let prevJ = -1;
@@ -96,25 +116,15 @@ export function alignIndexed(index: TextIndex, sides: AlignSides): Alignment {
  * Greedy in-order matching of identical texts: each after message takes the
  * first before message at or after the last match with its text. An after
  * message known to be the next before message takes it without a lookup.
- * Otherwise `cursor` holds, per text, how far its chain has been passed, so
- * each before index is passed at most once. Matches are written into `out` as SAME.
+ * Matches are written into `out` as SAME.
  */
-function matchIdentical(index: TextIndex, sides: AlignSides, out: Alignment): void {
-  const cursor = new Map<string, number>();
-  const beforeLength = index.nextSame.length;
+function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSides, out: Alignment): void {
   const shared = sides.shared;
   let next = 0;
   for (let i = 0; i < sides.afterLength; i++) {
-    let j: number | undefined = next;
     const known = next < beforeLength && ((shared && shared.after[i] === shared.before[next]) || sides.same?.(i, next));
-    if (!known) {
-      const text = sides.afterText(i);
-      j = cursor.get(text) ?? index.first.get(text);
-      if (j === undefined) continue;
-      while (j !== -1 && j < next) j = index.nextSame[j] ?? -1;
-      cursor.set(text, j);
-      if (j === -1) continue;
-    }
+    const j = known ? next : find(i, next);
+    if (j === -1) continue;
     out.afterOrigin[i] = j;
     out.afterKind[i] = SAME;
     out.beforeFate[j] = i;

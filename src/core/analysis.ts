@@ -4,16 +4,30 @@
  * consumed prefix first breaks. Built once per step in time linear in the
  * size of the two windows.
  */
-import { alignIndexed, type Alignment } from './align';
+import { alignFound, alignIndexed, type Alignment, type TextFinder } from './align';
 import { layoutOf, pairsOf, textIndexOf, type EngineContext } from './context';
 import { CARRIED_FROM, type ContextWindow, type Message, type Rewrite, type ToolPair } from './model';
 import type { RenderCache } from './render';
 
+/** A window's message renders by index: its layout's, or rendered when first asked for (a window read lazily). */
+export interface MessageTexts {
+  readonly length: number;
+  at(index: number): string | undefined;
+}
+
 export interface WindowView {
   readonly window: ContextWindow;
-  readonly messageTexts: readonly string[];
+  readonly messageTexts: MessageTexts;
   readonly toolTexts: readonly string[];
   readonly pairs: Map<string, ToolPair>;
+  /** How after messages are looked up among this window's by text when aligning; default its text index (`textIndexOf`). */
+  readonly findText?: (after: readonly Message[]) => TextFinder;
+}
+
+/** The renders of a window's messages, each rendered (through the cache) when first asked for. */
+export function textsOnDemand(window: ContextWindow, render: RenderCache): MessageTexts {
+  const messages = window.messages;
+  return { length: messages.length, at: (i) => (messages[i] ? render.messageText(messages[i]) : undefined) };
 }
 
 export interface RewriteAnalysis {
@@ -40,10 +54,13 @@ export function viewOf(window: ContextWindow, context: EngineContext): WindowVie
   return { window, messageTexts: layout.messageTexts, toolTexts: layout.toolTexts, pairs: pairsOf(window, context) };
 }
 
-function commonLength(a: readonly string[], b: readonly string[]): number {
+/** How many leading messages render alike; the same message object renders alike without its text. */
+function commonLength(rewrite: Rewrite, a: MessageTexts, b: MessageTexts): number {
+  const x = rewrite.before.messages;
+  const y = rewrite.after.messages;
   const n = Math.min(a.length, b.length);
   let k = 0;
-  while (k < n && a[k] === b[k]) k++;
+  while (k < n && (x[k] === y[k] || a.at(k) === b.at(k))) k++;
   return k;
 }
 
@@ -60,12 +77,12 @@ export function analyseViews(rewrite: Rewrite, before: WindowView, after: Window
   const render = context.render;
   const consumed = Math.min(rewrite.before.boundary, before.messageTexts.length);
   const toolsChanged = consumed > 0 && !sameList(before.toolTexts, after.toolTexts);
-  const commonMessages = commonLength(before.messageTexts, after.messageTexts);
+  const commonMessages = commonLength(rewrite, before.messageTexts, after.messageTexts);
   const breakMessage = commonMessages < consumed ? commonMessages : -1;
   const alignment =
     breakMessage === -1 && !toolsChanged
       ? prefixAlignment(before.messageTexts.length, after.messageTexts.length, consumed)
-      : alignWindows(rewrite, after.messageTexts, context);
+      : alignWindows(rewrite, after.messageTexts, context, before.findText);
   return {
     rewrite,
     before,
@@ -86,16 +103,17 @@ function sameReading(a: Message | undefined, b: Message | undefined): boolean {
 }
 
 /** `alignMessages` of the two windows' renders; a message the after window shares with the before one is matched without a lookup. */
-function alignWindows(rewrite: Rewrite, afterTexts: readonly string[], context: EngineContext): Alignment {
+function alignWindows(rewrite: Rewrite, afterTexts: MessageTexts, context: EngineContext, findText?: (after: readonly Message[]) => TextFinder): Alignment {
   const before = rewrite.before.messages;
   const after = rewrite.after.messages;
-  return alignIndexed(textIndexOf(rewrite.before, context), {
+  const sides = {
     afterLength: after.length,
-    afterText: (i) => afterTexts[i] as string,
+    afterText: (i: number) => afterTexts.at(i) as string,
     shared: { before, after },
-    same: (i, j) => sameReading(after[i], before[j]),
-    sameRole: (j, i) => before[j]?.role === after[i]?.role,
-  });
+    same: (i: number, j: number) => sameReading(after[i], before[j]),
+    sameRole: (j: number, i: number) => before[j]?.role === after[i]?.role,
+  };
+  return findText ? alignFound(before.length, findText(after), sides) : alignIndexed(textIndexOf(rewrite.before, context), sides);
 }
 
 /**

@@ -23,9 +23,10 @@
  * registry, an empty id where pairs are touched (pairs keyed by place), and a
  * run shorter than half the proposal are left to the full judge.
  */
-import { analyseViews, type RewriteAnalysis, type WindowView } from './analysis';
+import { analyseViews, textsOnDemand, type RewriteAnalysis, type WindowView } from './analysis';
+import type { TextFinder } from './align';
 import { addMembers, byAppearance, sameTools, windowChecks, type Added } from './append-step';
-import { idIndexOf, layoutOf, pairsOf, type EngineContext } from './context';
+import { idIndexOf, pairsOf, type EngineContext } from './context';
 import { reachingBefore, reachingFrom, type CallMember } from './id-index';
 import { introducedFindings, type Finding } from './findings';
 import { pairId, type ContextWindow, type Message, type Rewrite, type ToolPair } from './model';
@@ -42,6 +43,48 @@ interface Run {
 /** How many leading after messages may be new before the run starts. */
 const HEAD_SEARCH = 4;
 
+/** Messages [from, to) of the window before. */
+export interface Span {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** An id's pair in the window before, and every call of it, in order. */
+export interface IdMembers {
+  readonly pair: ToolPair | undefined;
+  readonly calls: readonly CallMember[];
+}
+
+/**
+ * What a cut is judged from in the window before: by default its pair and id
+ * indexes (built once per window); a window read lazily (`formats/native-lazy.ts`)
+ * finds the same from its plain objects, reading only the messages asked for.
+ */
+export interface CutSources {
+  /** `reachingFrom` of id-index.ts, or a span ending at `cut` that holds it (more pairs judged, the same verdict). */
+  reachingFrom(cut: number): Span;
+  /** `reachingBefore` of id-index.ts, or a span starting at `cut` that holds it. */
+  reachingBefore(cut: number): Span;
+  /** The members of these ids. */
+  members(ids: ReadonlySet<string>): (id: string) => IdMembers;
+  /** How the alignment finds after messages among the window's by text; default its text index. */
+  readonly findText?: (after: readonly Message[]) => TextFinder;
+}
+
+/** The sources of a window read into the model: its indexes, built once per window. */
+function indexedSources(window: ContextWindow, context: EngineContext): CutSources {
+  const index = idIndexOf(window, context);
+  const pairs = pairsOf(window, context);
+  return {
+    reachingFrom: (cut) => reachingFrom(index, cut),
+    reachingBefore: (cut) => reachingBefore(index, cut),
+    members: () => (id) => {
+      const pair = pairs.get(id);
+      return { pair, calls: index.repeatedCalls.get(id) ?? (pair?.call ? [pair.call] : []) };
+    },
+  };
+}
+
 /** The analysis of a cut, seeing only the touched pairs, and the window findings it introduces. */
 export interface CutJudgement {
   readonly analysis: RewriteAnalysis;
@@ -49,7 +92,7 @@ export interface CutJudgement {
 }
 
 /** The judgement of `rewrite` as a cut (see the module comment), or undefined to leave it to the full judge. */
-export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: string): CutJudgement | undefined {
+export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: string, sources = indexedSources(rewrite.before, context)): CutJudgement | undefined {
   const { before, after } = rewrite;
   if (before.format !== 'native' || after.format !== 'native' || before.live !== after.live || !before.serverState !== !after.serverState) return undefined;
   if (!sameTools(before.tools, after.tools, context.render)) return undefined;
@@ -57,11 +100,11 @@ export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: 
   if (!run) return undefined;
   const added = new Map<string, Added>();
   if (!addMembers(after, 0, run.start, added) || !addMembers(after, run.start + run.length, after.messages.length, added)) return undefined;
-  const ids = touchedIds(rewrite, run, added, context);
+  const ids = touchedIds(rewrite, run, added, sources);
   if (!ids) return undefined;
-  const touched = touchedPairs(rewrite, run, ids, added, context);
+  const touched = touchedPairs(run, ids, added, sources.members(ids));
   const introduced = introducedOn(rewrite, touched);
-  const views = cutViews(rewrite, run, touched, context);
+  const views = cutViews(rewrite, touched, context, sources);
   return { analysis: analyseViews(rewrite, views.before, views.after, context, beforeFile), introduced };
 }
 
@@ -90,13 +133,12 @@ function addIds(messages: readonly Message[], from: number, to: number, ids: Set
 }
 
 /** The ids of the pairs a cut may change: a block in the head, the tail or the cut messages (those reaching across the cut), or a call at a frontier. */
-function touchedIds(rewrite: Rewrite, run: Run, added: Map<string, Added>, context: EngineContext): Set<string> | undefined {
+function touchedIds(rewrite: Rewrite, run: Run, added: Map<string, Added>, sources: CutSources): Set<string> | undefined {
   const { before, after } = rewrite;
   const ids = new Set(added.keys());
   // Of the cut messages, only those whose ids reach across the cut can touch a kept pair.
-  const index = idIndexOf(before, context);
-  const head = reachingFrom(index, run.from);
-  const tail = reachingBefore(index, run.from + run.length);
+  const head = sources.reachingFrom(run.from);
+  const tail = sources.reachingBefore(run.from + run.length);
   if (!addIds(before.messages, head.from, head.to, ids, false) || !addIds(before.messages, tail.from, tail.to, ids, false)) return undefined;
   if (!before.live) return ids;
   const frontiers = addIds(before.messages, Math.max(0, frontier(before)), before.messages.length, ids, true);
@@ -111,9 +153,7 @@ interface TouchedPairs {
   readonly afterCalls: CallMember[];
 }
 
-function touchedPairs(rewrite: Rewrite, run: Run, ids: Set<string>, added: Map<string, Added>, context: EngineContext): TouchedPairs {
-  const pairs = pairsOf(rewrite.before, context);
-  const repeated = idIndexOf(rewrite.before, context).repeatedCalls;
+function touchedPairs(run: Run, ids: Set<string>, added: Map<string, Added>, members: (id: string) => IdMembers): TouchedPairs {
   const shift = run.start - run.from;
   const inRun = (x: { readonly message: number }) => x.message >= run.from && x.message < run.from + run.length;
   const kept = <T extends { readonly message: number }>(members: readonly T[]): T[] => members.filter(inRun).map((x) => ({ ...x, message: x.message + shift }));
@@ -124,12 +164,10 @@ function touchedPairs(rewrite: Rewrite, run: Run, ids: Set<string>, added: Map<s
   const beforeCalls: CallMember[] = [];
   const afterCalls: CallMember[] = [];
   for (const id of ids) {
-    const old = pairs.get(id);
+    const { pair: old, calls: oldCalls } = members(id);
     const more = added.get(id);
-    const repeatedCalls = repeated.get(id);
     // Most ids of the cut messages are whole pairs cut: nothing of them is left.
-    if (!more && !(old?.call && inRun(old.call)) && !repeatedCalls?.some(inRun) && !old?.results.some(inRun)) continue;
-    const oldCalls = repeatedCalls ?? (old?.call ? [old.call] : []);
+    if (!more && !oldCalls.some(inRun) && !old?.results.some(inRun)) continue;
     const calls = [...head(more?.calls), ...kept(oldCalls), ...tail(more?.calls)];
     const results = [...head(more?.results), ...kept(old?.results ?? []), ...tail(more?.results)];
     if (!calls.length && !results.length) continue;
@@ -167,20 +205,13 @@ function introducedOn(rewrite: Rewrite, touched: TouchedPairs): Finding[] {
   return introducedFindings(beforeFindings, afterFindings);
 }
 
-/** Both windows as the step rules see them: their renders (the after window's run taken from the before window's) and the touched pairs. */
-function cutViews(rewrite: Rewrite, run: Run, touched: TouchedPairs, context: EngineContext): { before: WindowView; after: WindowView } {
+/** Both windows as the step rules see them: their renders (a layout's where one was made, else rendered when asked for) and the touched pairs. */
+function cutViews(rewrite: Rewrite, touched: TouchedPairs, context: EngineContext, sources: CutSources): { before: WindowView; after: WindowView } {
   const { before, after } = rewrite;
-  const beforeLayout = layoutOf(before, context);
-  const text = (m: Message) => context.render.messageText(m);
-  const afterTexts =
-    context.layouts.get(after)?.messageTexts ??
-    after.messages
-      .slice(0, run.start)
-      .map(text)
-      .concat(beforeLayout.messageTexts.slice(run.from, run.from + run.length), after.messages.slice(run.start + run.length).map(text));
-  const afterToolTexts = after.tools.map((t) => context.render.tool(t));
+  const texts = (window: ContextWindow) => context.layouts.get(window)?.messageTexts ?? textsOnDemand(window, context.render);
+  const toolTexts = (window: ContextWindow) => window.tools.map((t) => context.render.tool(t));
   return {
-    before: { window: before, messageTexts: beforeLayout.messageTexts, toolTexts: beforeLayout.toolTexts, pairs: touched.before },
-    after: { window: after, messageTexts: afterTexts, toolTexts: afterToolTexts, pairs: touched.after },
+    before: { window: before, messageTexts: texts(before), toolTexts: toolTexts(before), pairs: touched.before, ...(sources.findText && { findText: sources.findText }) },
+    after: { window: after, messageTexts: texts(after), toolTexts: toolTexts(after), pairs: touched.after },
   };
 }

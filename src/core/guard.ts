@@ -5,10 +5,12 @@
  */
 import { analyseRewrite, type RewriteAnalysis } from './analysis';
 import type { BoundaryPosition, TokenEncoding } from './results';
+import { messageOffset } from './render';
 import { createEngineContext, layoutOf, pairsOf, type EngineContext } from './context';
 import { decide, distinctFindings, introducedFindings, type CacheImpact, type Finding, type StepVerdict } from './findings';
 import { extendPairs, extensionFindings, isExtension, type PairLookup } from './append-step';
-import { judgeCut } from './cut-step';
+import { judgeCut, type CutSources } from './cut-step';
+import { lazyWindow } from './formats/native-lazy';
 import { extendsMessages, plainBaseOf, windowFromObject, type PlainBase } from './formats/native-object';
 import type { ContextWindow, Message, Rewrite, RewriteSource } from './model';
 import { checkWindow, STEP_CHECKS } from './rules/index';
@@ -76,8 +78,8 @@ function judgeExtension(rewrite: Rewrite, context: EngineContext, consumedTokens
 }
 
 /** A rewrite that is not a pure extension: judged on what it cuts when it keeps one run of the window (`cut-step.ts`), else fully. */
-function judgeOther(rewrite: Rewrite, options: GuardOptions & { readonly context: EngineContext }): StepVerdict {
-  const cut = judgeCut(rewrite, options.context, options.beforeFile);
+function judgeOther(rewrite: Rewrite, options: GuardOptions & { readonly context: EngineContext }, sources?: CutSources): StepVerdict {
+  const cut = judgeCut(rewrite, options.context, options.beforeFile, sources);
   return cut ? stepVerdict(cut.analysis, cut.introduced, options.context) : judgeFully(rewrite, options);
 }
 
@@ -107,7 +109,24 @@ function isContextWindow(value: unknown): value is ContextWindow {
  * `createGuard(window, options).check(proposal, options)`.
  */
 export function guardRewrite(window: ContextWindow | WindowObject, proposal: ContextWindow | ProposalObject, options: GuardRewriteOptions = {}): StepVerdict {
-  return createGuard(window, options).check(proposal, options);
+  return judgeLazily(window, proposal, options) ?? createGuard(window, options).check(proposal, options);
+}
+
+/**
+ * `createGuard(window).check(proposal)` on plain objects with the window read
+ * lazily (`formats/native-lazy.ts`): the judges read only the messages their
+ * verdict needs. Undefined when the window cannot be read so.
+ */
+function judgeLazily(window: ContextWindow | WindowObject, proposal: ContextWindow | ProposalObject, options: GuardRewriteOptions): StepVerdict | undefined {
+  if (isContextWindow(window) || isContextWindow(proposal)) return undefined;
+  const context = options.context ?? createEngineContext(options.tokens ?? false);
+  const lazy = lazyWindow(window, context.render);
+  if (!lazy) return undefined;
+  const before = lazy.window;
+  const rewrite: Rewrite = { source: options.source ?? 'runtime', before, after: windowFromObject(proposal, before, lazy.base, context.render), applied: true };
+  const consumed = () => (context.tokens ? (boundaryPosition(before, context).tokens ?? 0) : 0);
+  const judging = { context, ...(options.beforeFile !== undefined && { beforeFile: options.beforeFile }) };
+  return judgeExtension(rewrite, context, consumed, lazy.pairs) ?? judgeOther(rewrite, judging, lazy.cut);
 }
 
 /**
@@ -259,16 +278,19 @@ function commonPrefixLength(a: string, b: string): number {
 
 /** Consumed tokens before the rewrite, and those at or after the first changed byte (per message). */
 function cacheImpact(a: RewriteAnalysis, context: EngineContext): CacheImpact {
-  const layout = layoutOf(a.rewrite.before, context);
-  const consumed = Math.min(a.rewrite.before.boundary, layout.messageTexts.length);
-  const total = consumedTokens(layout.toolTexts, layout.messageTexts, consumed, context);
+  const before = a.rewrite.before;
+  const consumed = Math.min(before.boundary, before.messages.length);
+  // Counting needs every consumed render; without a counter only the break's offset is read.
+  const layout = context.tokens ? layoutOf(before, context) : undefined;
+  const total = layout ? consumedTokens(layout.toolTexts, layout.messageTexts, consumed, context) : 0;
   if (a.toolsChanged) {
     const offset = '{"tools":['.length + commonPrefixLength(a.before.toolTexts.join(','), a.after.toolTexts.join(','));
     return { consumedTokens: total, invalidatedTokens: total, breakOffset: offset };
   }
   const j = a.breakMessage;
   if (j < 0) return { consumedTokens: total, invalidatedTokens: 0 };
-  const offset = (layout.messageStarts[j] ?? 0) + commonPrefixLength(a.before.messageTexts[j] ?? '', a.after.messageTexts[j] ?? '');
-  const invalidated = tokensOf(layout.messageTexts, j, consumed, context);
+  const start = context.layouts.get(before)?.messageStarts[j] ?? messageOffset(a.before.toolTexts, (k) => a.before.messageTexts.at(k) ?? '', j);
+  const offset = start + commonPrefixLength(a.before.messageTexts.at(j) ?? '', a.after.messageTexts.at(j) ?? '');
+  const invalidated = layout ? tokensOf(layout.messageTexts, j, consumed, context) : 0;
   return { consumedTokens: total, invalidatedTokens: invalidated, breakOffset: offset };
 }

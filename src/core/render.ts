@@ -145,6 +145,14 @@ export function windowLayout(window: ContextWindow, cache = new RenderCache()): 
   );
 }
 
+/** Where message j starts in the render of a window whose tools and messages render as `toolTexts` and `messageText(k)` (its layout's `messageStarts[j]`). */
+export function messageOffset(toolTexts: readonly string[], messageText: (k: number) => string, j: number): number {
+  let offset = TOOLS_OPEN.length + MESSAGES_OPEN.length;
+  toolTexts.forEach((t, i) => (offset += t.length + (i ? 1 : 0)));
+  for (let k = 0; k < j; k++) offset += messageText(k).length + 1;
+  return offset;
+}
+
 /** The layout of a window whose tools and messages render as `toolTexts` and `messageTexts`. */
 function layoutOfTexts(toolTexts: readonly string[], messageTexts: readonly string[], windowBoundary: number): WindowLayout {
   let offset = TOOLS_OPEN.length;

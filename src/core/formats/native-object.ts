@@ -170,12 +170,12 @@ export function plainRead<T>(array: unknown, read: readonly T[]): PlainRead<T> |
 }
 
 /** An own enumerable property, as `fromValue` (and so the JSON reading) sees it. */
-function own(value: object, key: string): unknown {
+export function own(value: object, key: string): unknown {
   return Object.prototype.propertyIsEnumerable.call(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }
 
-/** The same fields as `readWindowFields(fromValue(value))`, reusing what `base` read from the same objects. */
-function plainFields(value: object, base?: PlainBase): WindowFields {
+/** The same fields as `readWindowFields(fromValue(value))`, reusing what `base` read from the same objects (`messagesRead`: the messages array's reading, made already). */
+function plainFields(value: object, base?: PlainBase, messagesRead?: Message[]): WindowFields {
   const tools = own(value, 'tools');
   const messages = own(value, 'messages');
   const boundary = own(value, 'boundary');
@@ -183,7 +183,7 @@ function plainFields(value: object, base?: PlainBase): WindowFields {
   const b = typeof boundary === 'number' && Number.isFinite(boundary) ? Number(String(boundary)) : NaN;
   return {
     ...(tools !== undefined && { tools: Array.isArray(tools) ? readEach(tools, readTool, base?.tools) : parseTools(fromValue(tools), ignore) }),
-    ...(messages !== undefined && { messages: Array.isArray(messages) ? readEach(messages, readPlainMessage, base?.messages) : parseMessages(fromValue(messages), ignore) }),
+    ...(messages !== undefined && { messages: messagesRead ?? (Array.isArray(messages) ? readEach(messages, readPlainMessage, base?.messages) : parseMessages(fromValue(messages), ignore)) }),
     ...(Number.isInteger(b) && b >= 0 && { boundary: b }),
   };
 }
@@ -203,9 +203,10 @@ export function plainBaseOf(value: unknown, window: ContextWindow, previous?: Pl
  * (library callers). With `base`, missing fields are taken from it and the
  * boundary, when absent, is inferred against it. `plainBase` names the plain
  * objects `base` was read from: the same objects in the proposal are not read again.
+ * `messagesRead`: what the record's `messages` array reads as, when the caller has read it.
  */
-export function windowFromObject(value: unknown, base?: ContextWindow, plainBase?: PlainBase, cache = new RenderCache()): ContextWindow {
+export function windowFromObject(value: unknown, base?: ContextWindow, plainBase?: PlainBase, cache = new RenderCache(), messagesRead?: Message[]): ContextWindow {
   const isRecord = typeof value === 'object' && value !== null && !Array.isArray(value);
-  const fields = isRecord ? plainFields(value, plainBase) : readWindowFields(fromValue(value), ignore);
+  const fields = isRecord ? plainFields(value, plainBase, messagesRead) : readWindowFields(fromValue(value), ignore);
   return proposalWindow(fields, base, cache);
 }

@@ -8,8 +8,6 @@
 import { fromValue } from '../json/nodes';
 import type { Block, Message, Role, ToolCall, ToolResult } from '../model';
 
-const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
-
 type Record = { readonly [key: string]: unknown };
 
 function isRecord(value: unknown): value is Record {
@@ -36,19 +34,47 @@ function versionOf(value: unknown): string | undefined {
   return undefined;
 }
 
+/** The role of a value the reader reads as a message, or undefined when it is not one (skipped). */
+export function plainRole(value: unknown): Role | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  // `isRecord` and `ownString(value, 'role')`, the cheap tests first (the stateless guard asks for every message).
+  const role = (value as Record).role;
+  if ((role !== 'user' && role !== 'assistant' && role !== 'system' && role !== 'tool') || Array.isArray(value) || !isEnumerable.call(value, 'role')) return undefined;
+  return role as Role;
+}
+
 export function readPlainMessage(value: unknown): Message | undefined {
-  if (!isRecord(value)) return undefined;
-  const role = ownString(value, 'role');
-  if (role === undefined || !ROLES.has(role)) return undefined;
-  const blocks = role === 'tool' ? toolMessageBlocks(value) : contentBlocks(value);
-  const calls = own(value, 'tool_calls');
+  const role = plainRole(value);
+  if (role === undefined) return undefined;
+  const record = value as Record;
+  const blocks = role === 'tool' ? toolMessageBlocks(record) : contentBlocks(record);
+  const calls = own(record, 'tool_calls');
   if (Array.isArray(calls)) {
     for (const item of calls) {
       const call = toolCall(item);
       if (call) blocks.push(call);
     }
   }
-  return own(value, 'elision') === true ? { role: role as Role, blocks, elision: true } : { role: role as Role, blocks };
+  return own(record, 'elision') === true ? { role, blocks, elision: true } : { role, blocks };
+}
+
+/**
+ * The text of the first block `readPlainMessage` reads from `value` (a value
+ * it reads as a message) when that block is text, else undefined: found
+ * without reading the message.
+ */
+export function plainFirstText(value: unknown): string | undefined {
+  const record = value as Record;
+  if (plainRole(value) === 'tool' && ownString(record, 'tool_call_id') !== undefined) return undefined;
+  const content = own(record, 'content');
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  for (const part of content) {
+    const block = contentPart(part);
+    if (block) return block.kind === 'text' ? block.text : undefined;
+  }
+  // Its first block, if any, is one of its `tool_calls`.
+  return undefined;
 }
 
 function contentBlocks(message: Record): Block[] {

@@ -46,7 +46,7 @@ export function checkElisionUnmarked(a: RewriteAnalysis): Finding[] {
   while (lastRetained >= 0 && !((afterOrigin[lastRetained] ?? -1) >= 0 && (afterOrigin[lastRetained] ?? -1) < consumed)) lastRetained--;
   const after = a.rewrite.after.messages;
   for (let i = lastRetained + 1; i < after.length; i++) if (isElisionMarker(after[i] as Message)) return [];
-  for (let i = 0; i < after.length; i++) if (after[i]?.elision && (afterOrigin[i] ?? -1) < 0) return [];
+  for (let i = 0; i < after.length; i++) if ((afterOrigin[i] ?? -1) < 0 && after[i]?.elision) return [];
   const first = a.rewrite.before.messages[firstRemoved];
   const at = after[lastRetained]?.source;
   return [

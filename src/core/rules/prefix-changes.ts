@@ -85,7 +85,7 @@ function messageChanges(a: RewriteAnalysis): PrefixChange[] {
 }
 
 function modified(a: RewriteAnalysis, j: number, i: number): PrefixChange {
-  const cause = explainRenderDifference(a.before.messageTexts[j] ?? '', a.after.messageTexts[i] ?? '');
+  const cause = explainRenderDifference(a.before.messageTexts.at(j) ?? '', a.after.messageTexts.at(i) ?? '');
   return { kind: 'message-modified', before: j, after: i, ...(cause && { cause }) };
 }
 

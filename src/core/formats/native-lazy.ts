@@ -1,0 +1,272 @@
+/**
+ * A plain native-trace window read lazily, for the stateless guard
+ * (`guardRewrite` on plain objects, guard.ts): each message is read into the
+ * model only when a rule asks for its blocks, and what the fast judges need
+ * of the whole window (which pair an id has, which messages reach across a
+ * cut, which message renders as another) is found from one pass over the
+ * plain objects' ids.
+ *
+ * Why its verdict is that of the window read whole (`test/unit/lazy-judge.test.ts`
+ * checks it against `judgeFully` on random windows and proposals):
+ * - A `LazyMessage` is the reader's own message (`readPlainMessage`) behind
+ *   getters; its role, read at once, is the reader's (`plainRole`). Every
+ *   element must be a message (none skipped), so indexes are the reader's.
+ * - The pass lists, per message, every id the reader may make a call or
+ *   result of (`tool_use` ids, `tool_result` / `tool_call_id` ids,
+ *   `tool_calls` ids): a superset of its blocks' ids. Pairs and calls are read
+ *   from the messages that mention their id; a wider span of reaching
+ *   messages only judges more pairs (cut-step.ts says why that is the same).
+ * - Two messages render alike only with the same role and the same blocks'
+ *   renders, and a call or result renders as no other block (a part typed
+ *   `tool_use` / `tool_result` is one, or is skipped): so the message an
+ *   after message with an id renders as mentions that id; others are looked
+ *   for among the messages of the same role whose first block is the same
+ *   text when its first block is text (`plainFirstText`, read unread).
+ * An empty id (a block that stands alone, keyed by place) is left to the
+ * reading of the whole window.
+ */
+import { indexedFinder, textIndex, type TextFinder } from '../align';
+import type { PairLookup } from '../append-step';
+import type { CutSources, IdMembers, Span } from '../cut-step';
+import type { CallMember } from '../id-index';
+import { pairId, type Block, type ContextWindow, type Message, type Role, type ToolPair } from '../model';
+import type { RenderCache } from '../render';
+import { partitionPoint } from '../../shared/search';
+import { own, plainBaseOf, windowFromObject, type PlainBase } from './native-object';
+import { plainFirstText, plainRole, readPlainMessage } from './native-plain';
+
+/** A message of a plain window, read by `readPlainMessage` when its blocks are first asked for. */
+class LazyMessage implements Message {
+  private read: Message | undefined;
+
+  constructor(
+    private readonly plain: unknown,
+    readonly role: Role,
+  ) {}
+
+  private message(): Message {
+    return (this.read ??= readPlainMessage(this.plain) as Message);
+  }
+
+  get blocks(): readonly Block[] {
+    return this.message().blocks;
+  }
+
+  get elision(): boolean | undefined {
+    return this.message().elision;
+  }
+
+  /** The text of its first block when that is text, without reading it (`plainFirstText`). */
+  firstText(): string | undefined {
+    return this.read ? firstText(this.read) : plainFirstText(this.plain);
+  }
+}
+
+function firstText(message: Message): string | undefined {
+  const first = message.blocks[0];
+  return first?.kind === 'text' ? first.text : undefined;
+}
+
+/** The ids the plain messages mention (see the module comment), in message order. */
+interface Mentions {
+  readonly message: number[];
+  readonly id: string[];
+}
+
+type Plain = { readonly [key: string]: unknown };
+
+/** A plain window read lazily: the window, what it was read from (for a proposal's reading) and its sources for the fast judges. */
+export interface LazyWindow {
+  readonly window: ContextWindow;
+  readonly base: PlainBase | undefined;
+  readonly pairs: PairLookup;
+  readonly cut: CutSources;
+}
+
+/** `windowFromObject(value)` read lazily, or undefined when `value` is not a record whose `messages` are all messages with no empty id. */
+export function lazyWindow(value: unknown, render: RenderCache): LazyWindow | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const plain = own(value, 'messages');
+  const scanned = Array.isArray(plain) ? scan(plain) : undefined;
+  if (!scanned) return undefined;
+  const { messages, mentions } = scanned;
+  const window = windowFromObject(value, undefined, undefined, render, messages);
+  return { window, base: plainBaseOf(value, window), pairs: pairLookup(messages, mentions), cut: cutSources(messages, mentions, render) };
+}
+
+function scan(plain: readonly unknown[]): { messages: LazyMessage[]; mentions: Mentions } | undefined {
+  const messages = new Array<LazyMessage>(plain.length);
+  const mentions: Mentions = { message: [], id: [] };
+  // Read once: each read of an imported binding may be a call (module interop).
+  const roleOf = plainRole;
+  for (let m = 0; m < plain.length; m++) {
+    const value = plain[m];
+    const role = roleOf(value);
+    if (role === undefined || !mention(value as Plain, m, mentions)) return undefined;
+    messages[m] = new LazyMessage(value, role);
+  }
+  return { messages, mentions };
+}
+
+/** Adds a mention of `id` when it is a string; false when it is empty. */
+function add(id: unknown, m: number, into: Mentions): boolean {
+  if (typeof id !== 'string') return true;
+  if (id === '') return false;
+  into.message.push(m);
+  into.id.push(id);
+  return true;
+}
+
+/** Adds the ids message m mentions; false when one is empty. */
+function mention(value: Plain, m: number, into: Mentions): boolean {
+  if (!add(value.tool_call_id, m, into)) return false;
+  const content = value.content;
+  if (Array.isArray(content)) {
+    for (const part of content as unknown[]) {
+      if (typeof part !== 'object' || part === null) continue;
+      const p = part as Plain;
+      if (!add(p.type === 'tool_use' ? p.id : p.type === 'tool_result' ? p.tool_use_id : undefined, m, into)) return false;
+    }
+  }
+  const calls = value.tool_calls;
+  if (!Array.isArray(calls)) return true;
+  for (const call of calls as unknown[]) if (typeof call === 'object' && call !== null && !add((call as Plain).id, m, into)) return false;
+  return true;
+}
+
+/** The distinct messages mentioning each id (of `ids`, else all), in order. */
+function mentioning(mentions: Mentions, ids?: ReadonlySet<string>): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (let k = 0; k < mentions.id.length; k++) {
+    const id = mentions.id[k] as string;
+    if (ids && !ids.has(id)) continue;
+    const m = mentions.message[k] as number;
+    const list = out.get(id);
+    if (!list) out.set(id, [m]);
+    else if (list[list.length - 1] !== m) list.push(m);
+  }
+  return out;
+}
+
+/** The distinct messages mentioning `id`, in order (`mentioning` of one id, by a scan). */
+function mentionsOfId(mentions: Mentions, id: string): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < mentions.id.length; k++) {
+    if (mentions.id[k] !== id) continue;
+    const m = mentions.message[k] as number;
+    if (out[out.length - 1] !== m) out.push(m);
+  }
+  return out;
+}
+
+/** The pair of `id` and every call of it, read from the messages `at` (those mentioning it). */
+function membersOf(messages: readonly Message[], id: string, at: readonly number[] = []): IdMembers {
+  const calls: CallMember[] = [];
+  const results: ToolPair['results'][number][] = [];
+  for (const m of at) {
+    const blocks = (messages[m] as Message).blocks;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b] as Block;
+      if (block.kind === 'tool_call' && block.id === id) calls.push({ message: m, block: b, value: block });
+      else if (block.kind === 'tool_result' && block.callId === id) results.push({ message: m, block: b, value: block });
+    }
+  }
+  const pair = calls.length || results.length ? { id, results, ...(calls[0] && { call: calls[0] }) } : undefined;
+  return { pair, calls };
+}
+
+/** `toolPairs(window).get`, reading only the messages that mention the id asked for. */
+function pairLookup(messages: readonly Message[], mentions: Mentions): PairLookup {
+  let index: Map<string, number[]> | undefined;
+  const found = new Map<string, ToolPair | undefined>();
+  return {
+    get(key) {
+      if (!found.has(key)) found.set(key, membersOf(messages, key, (index ??= mentioning(mentions)).get(key)).pair);
+      return found.get(key);
+    },
+  };
+}
+
+function cutSources(messages: readonly LazyMessage[], mentions: Mentions, render: RenderCache): CutSources {
+  return {
+    reachingFrom: (cut) => reaching(mentions, cut, true),
+    reachingBefore: (cut) => reaching(mentions, cut, false),
+    members: (ids) => {
+      const at = mentioning(mentions, ids);
+      return (id) => membersOf(messages, id, at.get(id));
+    },
+    findText: (after) => textFinder(messages, mentions, render, after),
+  };
+}
+
+/**
+ * The messages before `cut` mentioning an id also mentioned from `cut` on
+ * (`fromBefore`: from the first of them to `cut`), or those from `cut` on
+ * mentioning an id also mentioned before it (from `cut` to past the last).
+ * The ids of the smaller side are gathered; the other side is looked up.
+ */
+function reaching(mentions: Mentions, cut: number, fromBefore: boolean): Span {
+  const { id, message } = mentions;
+  const k0 = partitionPoint(id.length, (k) => (message[k] as number) < cut);
+  const [near, far] = fromBefore ? [[0, k0], [k0, id.length]] : [[k0, id.length], [0, k0]];
+  const crossing = crossingIds(id, near as [number, number], far as [number, number]);
+  if (fromBefore) {
+    for (let k = 0; k < k0; k++) if (crossing.has(id[k] as string)) return { from: message[k] as number, to: cut };
+  } else {
+    for (let k = id.length - 1; k >= k0; k--) if (crossing.has(id[k] as string)) return { from: cut, to: (message[k] as number) + 1 };
+  }
+  return { from: cut, to: cut };
+}
+
+/** The ids mentioned both in mentions [near) and [far), holding a set of the smaller range's ids. */
+function crossingIds(id: readonly string[], near: [number, number], far: [number, number]): ReadonlySet<string> {
+  const [small, large] = near[1] - near[0] <= far[1] - far[0] ? [near, far] : [far, near];
+  const seen = new Set<string>();
+  for (let k = small[0]; k < small[1]; k++) seen.add(id[k] as string);
+  const both = new Set<string>();
+  if (seen.size === 0) return both;
+  for (let k = large[0]; k < large[1]; k++) if (seen.has(id[k] as string)) both.add(id[k] as string);
+  return both;
+}
+
+/** Lookups of one id by a scan of the mentions before they are indexed. */
+const SCANS_BEFORE_INDEX = 4;
+
+/**
+ * For after message i, the first before message from `next` on rendering as
+ * it: among those mentioning its first id, else those of its role and
+ * first text (see the module comment). Past as many renders as the window has messages, the
+ * window's texts are indexed instead.
+ */
+function textFinder(messages: readonly LazyMessage[], mentions: Mentions, render: RenderCache, after: readonly Message[]): TextFinder {
+  let budget = messages.length;
+  let scans = 0;
+  let byId: Map<string, number[]> | undefined;
+  let indexed: TextFinder | undefined;
+  const textOf = (m: Message) => render.messageText(m);
+  const mentionsOf = (id: string): readonly number[] => {
+    if (!byId && ++scans > SCANS_BEFORE_INDEX) byId = mentioning(mentions);
+    return byId ? (byId.get(id) ?? []) : mentionsOfId(mentions, id);
+  };
+  return (i, next) => {
+    if (indexed) return indexed(i, next);
+    const message = after[i] as Message;
+    const text = textOf(message);
+    const first = firstText(message);
+    const tool = message.blocks.find((b) => b.kind === 'tool_call' || b.kind === 'tool_result');
+    const candidates = tool && (tool.kind === 'tool_call' || tool.kind === 'tool_result') ? mentionsOf(pairId(tool)) : undefined;
+    const count = candidates ? candidates.length : messages.length;
+    for (let c = candidates ? partitionPoint(count, (k) => (candidates[k] as number) < next) : next; c < count; c++) {
+      const j = candidates ? (candidates[c] as number) : c;
+      const other = messages[j] as LazyMessage;
+      // Rendering alike needs the same role and the same first block: skip the others unread.
+      if (other.role !== message.role || (first !== undefined && other !== message && other.firstText() !== first)) continue;
+      if (--budget < 0) {
+        indexed = indexedFinder(textIndex(messages.map(textOf)), (k) => textOf(after[k] as Message));
+        return indexed(i, next);
+      }
+      if (other === message || textOf(other) === text) return j;
+    }
+    return -1;
+  };
+}
