@@ -9,7 +9,10 @@
  * `checkTranscript` of the same text (test/unit/follow.test.ts).
  *
  * The caller says when the file was truncated or replaced (`restart`): the
- * next text is read from the start. Until the file's head (what the format is
+ * next text is read from the start. A follower made `rewindable` keeps the
+ * state of its check at line starts (one every `CHECKPOINT_CHARS` or more):
+ * after an edit, `rewind` goes back to the last one before the first changed
+ * character, and only the text from there on is read again. Until the file's head (what the format is
  * sniffed from, 64 KiB) is complete, the text is held and the format sniffed
  * again at each append (a different format starts over); a file that is not
  * read by lines (one JSON document) is held and checked whole each time.
@@ -22,10 +25,20 @@ import { LineIndex, splitLines, type SourceLine } from './text';
 import type { FormatAdapter, LineReader } from './transcript';
 import { UnreadMemo } from './unread-parts';
 import { UsageScanner } from './usage';
+import { SummaryMemo } from './session';
 import { firstLineOf } from './formats/common';
 
 /** The characters a format is sniffed from (`headOf`). */
 const HEAD_CHARS = 64 * 1024;
+
+/**
+ * The fewest characters between two checkpoints (at least a 256th of the text
+ * before them, so a long file keeps a few hundred, each a fork of the check).
+ */
+const CHECKPOINT_CHARS = 64 * 1024;
+
+/** Rewinds in a row (each adds one lookup to the forks' walked messages) before `rewind` declines and the caller reads from the start. */
+const MAX_REWINDS = 64;
 
 export interface FollowOptions extends CheckOptions {
   /**
@@ -35,6 +48,8 @@ export interface FollowOptions extends CheckOptions {
   readonly maxTextBytes?: number;
   /** Read with this reader (a library caller's own adapter, as `checkTranscriptWith`); default: the format's. */
   readonly adapter?: FormatAdapter;
+  /** Keep checkpoints, so an edited text can be read again from the last line start before the edit (`rewind`). */
+  readonly rewindable?: boolean;
 }
 
 /** Reading by lines: the reader and the run, and what the lines read so far add up to. */
@@ -53,6 +68,21 @@ interface Reading {
   bytes: number;
 }
 
+/** A fork of the reading at a line start, never read on: `rewind` goes on from a fork of it. */
+interface Checkpoint {
+  /** The line start (after the byte order mark), and the UTF-8 bytes before it. */
+  readonly fed: number;
+  readonly fedBytes: number;
+  readonly reading: Reading;
+  /** How many of `reading.starts` are its own (the index is shared with the reading it was forked from, which adds to it). */
+  readonly lineStarts: number;
+}
+
+/** A copy of a reading that goes on independently of it, with `starts` as its line index. */
+function forkReading(reading: Reading, starts: LineIndex): Reading {
+  return { ...reading, reader: reading.reader.fork(), run: forkRun(reading.run), usage: reading.usage.fork(), starts };
+}
+
 export class Follower {
   /** Characters given since the start (a leading byte order mark included). */
   private given = 0;
@@ -66,6 +96,9 @@ export class Follower {
   private fedBytes = 0;
   private reading: Reading | undefined;
   private readonly limits: Limits;
+  /** The checkpoints of the reading, in text order (`rewindable` only). */
+  private checkpoints: Checkpoint[] = [];
+  private rewinds = 0;
 
   constructor(
     readonly file: string,
@@ -81,7 +114,29 @@ export class Follower {
 
   /** Forgets the file: the next `append` starts it again (it was truncated or replaced). */
   restart(): void {
-    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined });
+    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], rewinds: 0 });
+  }
+
+  /**
+   * The text was edited from character `from` on (nothing before it changed):
+   * goes back to the last checkpoint at or before `from`, so the next `read`
+   * gives the text from `position` on. False (nothing changed) when there is
+   * none: an edit in the head (the format may change), before the first
+   * checkpoint, or after too many rewinds; then `restart`.
+   */
+  rewind(from: number): boolean {
+    const at = from - (this.bom ? 1 : 0);
+    if (this.held !== undefined || at < HEAD_CHARS || this.rewinds >= MAX_REWINDS) return false;
+    const kept = this.checkpoints.filter((c) => c.fed <= at);
+    const checkpoint = kept[kept.length - 1];
+    if (!checkpoint) return false;
+    const starts = LineIndex.fromStarts(checkpoint.reading.starts.lineStarts().slice(0, checkpoint.lineStarts));
+    Object.assign(this, { checkpoints: kept, rewinds: this.rewinds + 1, fed: checkpoint.fed, fedBytes: checkpoint.fedBytes, pending: '' });
+    this.given = checkpoint.fed + (this.bom ? 1 : 0);
+    // What the reports share is keyed by what they were made from: a rewound reading starts them afresh.
+    const reading = forkReading(checkpoint.reading, starts);
+    this.reading = { ...reading, run: { ...reading.run, summary: new SummaryMemo() }, unreadMemo: new UnreadMemo() };
+    return true;
   }
 
   /**
@@ -106,8 +161,8 @@ export class Follower {
     const whole = this.bom ? held.slice(1) : held;
     if (this.reading?.adapter !== adapter) this.reading = this.startReading(adapter, whole);
     if (!this.reading) return;
-    this.feed(whole.slice(this.fed + this.pending.length));
     if (held.length >= HEAD_CHARS) this.held = undefined;
+    this.feed(whole.slice(this.fed + this.pending.length));
   }
 
   /** The report of the text so far: the unfinished last line and the end read on forks. */
@@ -149,13 +204,24 @@ export class Follower {
     const text = this.pending + more;
     const complete = text.slice(0, text.lastIndexOf('\n') + 1);
     this.pending = text.slice(complete.length);
+    const [fed, fedBytes, lines] = [this.fed, this.fedBytes, reading.lines];
     if (this.options.maxTextBytes !== undefined) this.fedBytes += Buffer.byteLength(complete, 'utf8');
-    const [fed, lines] = [this.fed, reading.lines];
+    const bytesAt = checkpointBytes(complete, fedBytes);
     for (const line of splitLines(complete)) {
       this.readLine(reading, reading.reader, { ...line, offset: fed + line.offset, index: lines + line.index });
       reading.lines = lines + line.index + 1;
+      const end = complete.indexOf('\n', line.offset + line.text.length) + 1;
+      if (this.options.rewindable && this.held === undefined) this.checkpoint(reading, fed + end, () => bytesAt(end));
     }
     this.fed += complete.length;
+  }
+
+  /** Keeps a fork of the reading at the line start `fed`, when it is far enough from the last checkpoint. */
+  private checkpoint(reading: Reading, fed: number, fedBytes: () => number): void {
+    const last = this.checkpoints[this.checkpoints.length - 1]?.fed ?? 0;
+    if (fed - last < Math.max(CHECKPOINT_CHARS, last >> 8)) return;
+    const frozen = forkReading(reading, reading.starts);
+    this.checkpoints.push({ fed, fedBytes: this.options.maxTextBytes === undefined ? 0 : fedBytes(), reading: frozen, lineStarts: reading.starts.lineStarts().length });
   }
 
   /** One line through the checks `checkTranscript` makes on its input, then the reader; a stop is said once. */
@@ -180,4 +246,14 @@ export class Follower {
     if (line.unterminated && total <= max) return;
     throw new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(max)})`);
   }
+}
+
+/** The UTF-8 bytes before offset `end` of `text` (asked at increasing offsets), after `before` bytes ahead of it. */
+function checkpointBytes(text: string, before: number): (end: number) => number {
+  let [at, bytes] = [0, before];
+  return (end) => {
+    bytes += Buffer.byteLength(text.slice(at, end), 'utf8');
+    at = end;
+    return bytes;
+  };
 }

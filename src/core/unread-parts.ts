@@ -108,9 +108,16 @@ function shown(name: string): string {
   return name === UNTYPED ? 'no "type"' : JSON.stringify(name);
 }
 
-/** Messages walked: a check's own, and those walked before it (its origin's when it is a fork, a memo's prefix). */
+/**
+ * Messages walked: a check's own, and those walked before it (its origin's
+ * when it is a fork, a memo's prefix). Each own message is numbered as it is
+ * walked, so a fork sees only what its origin had walked when it was made,
+ * however long the origin goes on (a followed file keeps forks of its check
+ * at line starts, to read an edited file again from there).
+ */
 class Walked {
-  private readonly own = new WeakSet<Message>();
+  private readonly own = new WeakMap<Message, number>();
+  private count = 0;
   constructor(private readonly before: { has(message: Message): boolean }[] = []) {}
 
   has(message: Message): boolean {
@@ -118,7 +125,7 @@ class Walked {
   }
 
   add(message: Message): void {
-    this.own.add(message);
+    this.own.set(message, ++this.count);
   }
 
   /** Counts the messages of `set` as walked too. */
@@ -127,7 +134,9 @@ class Walked {
   }
 
   fork(): Walked {
-    return new Walked([...this.before, this.own]);
+    if (this.count === 0) return new Walked([...this.before]);
+    const [own, upTo] = [this.own, this.count];
+    return new Walked([...this.before, { has: (message) => (own.get(message) ?? Infinity) <= upTo }]);
   }
 }
 
