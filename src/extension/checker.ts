@@ -26,33 +26,32 @@ export class Checker implements vscode.Disposable {
   private running = 0;
   /**
    * How many checks ran where (tests read it through the extension's API); `followed`: inline, only
-   * the appended lines read; `sliced`: a large document read in slices between other work.
+   * the appended lines read; `sliced`: a large document read in slices between other work;
+   * `rewound`: (inline or in slices) read from the checkpoint before an edit, the report before it kept.
    */
-  readonly stats = { inline: 0, worker: 0, followed: 0, sliced: 0, failures: [] as string[] };
+  readonly stats = { inline: 0, worker: 0, followed: 0, sliced: 0, rewound: 0, failures: [] as string[] };
 
   constructor(private readonly workerScript: string) {
     this.status.name = 'Prefix Lens: checking';
   }
 
   /**
-   * Checks a document followed as it grows: after an append, only the new
-   * lines are read, inline (however large the document, unless the append
-   * itself is over `thresholdBytes`). Otherwise the whole document is read:
-   * inline under `thresholdBytes`, else in slices between other work.
+   * Checks a document followed as it grows: after an append only the new
+   * lines are read, after an edit the text from the checkpoint before it
+   * (`DocumentFollower.prepare`), else the whole document. What is left to read
+   * is read inline under `thresholdBytes`, else in slices between other work.
    * Undefined when a later check of the document took over the read.
    */
   async follow(request: TranscriptRequest, thresholdBytes: number, follow: { readonly follower: DocumentFollower; readonly version: number; readonly editedAt: number }): Promise<Report | undefined> {
     const { follower, version, editedAt } = follow;
-    if (follower.follows(request, editedAt) && request.text.length - follower.position < thresholdBytes) {
-      this.stats.followed++;
-      return follower.check(request, version, editedAt);
-    }
-    if (request.text.length < thresholdBytes) {
-      this.stats.inline++;
+    const from = follower.prepare(request, version, editedAt);
+    if (from === 'rewound') this.stats.rewound++;
+    if (request.text.length - follower.position < thresholdBytes) {
+      this.stats[from === 'appended' ? 'followed' : 'inline']++;
       return follower.check(request, version, editedAt);
     }
     this.stats.sliced++;
-    return this.showingProgress(request, () => follower.readInSlices(request, version, pause, SLICE_CHARS));
+    return this.showingProgress(request, () => follower.readInSlices(request, version, editedAt, pause, SLICE_CHARS));
   }
 
   /** Checks a request; in a worker when the text is at least `thresholdBytes` long (UTF-16 units ≈ bytes). */

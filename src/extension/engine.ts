@@ -128,8 +128,11 @@ const GUARD_CHARS = 256;
  * A document followed as it grows (core/follow.ts): what was read of it is
  * kept between checks, so the check after an append reads only the new lines
  * and gives the report `checkRequest` gives. It lives with its session, on
- * the extension host thread. Any other change (an edit, a truncation, a
- * replaced file, other settings) reads the document again from the start.
+ * the extension host thread. After an edit it was told of (`edited`), the
+ * document is read again from the last checkpoint of the check before the
+ * first changed character (core/follow.ts `rewind`): the report before it is
+ * kept. Any other change (a truncation, a replaced file, other settings, an
+ * edit in the head) reads the document again from the start.
  */
 export class DocumentFollower {
   private follower: Follower | undefined;
@@ -143,6 +146,8 @@ export class DocumentFollower {
   private last: { readonly report: Report; readonly position: number } | undefined;
   /** A slice-by-slice read in progress (`readInSlices`): the follower is not used meanwhile. */
   private busy = false;
+  /** The edits since the version read last: the document version after each, and the first character it changed. */
+  private edits: { readonly version: number; readonly from: number }[] = [];
 
   /** Characters of the document read so far. */
   get position(): number {
@@ -161,9 +166,38 @@ export class DocumentFollower {
     return request.text.length >= at && request.text.slice(Math.max(0, at - GUARD_CHARS), at) === this.guard;
   }
 
-  /** The report of `request`'s text: only the appended part read when `follows`, else all of it. */
+  /** The document was edited from character `from` on (not appended to at its end); `version`: the version after the edit. */
+  edited(version: number, from: number): void {
+    this.edits.push({ version, from });
+  }
+
+  /**
+   * Sets up the read of `request`: on from the read position after an append,
+   * from the last checkpoint before the first character edited since the
+   * version read, or from the start. Says which.
+   */
+  prepare(request: TranscriptRequest, version: number, editedAt: number): 'appended' | 'rewound' | 'restarted' {
+    if (this.follows(request, editedAt)) return 'appended';
+    if (this.rewinds(request, version, editedAt)) return 'rewound';
+    this.restart(request);
+    return 'restarted';
+  }
+
+  /** Goes back to the last checkpoint before the edits since the version read, when every one of them is known. */
+  private rewinds(request: TranscriptRequest, version: number, editedAt: number): boolean {
+    const follower = this.follower;
+    const since = this.edits.filter((e) => e.version > this.version);
+    if (!follower || this.busy || since[since.length - 1]?.version !== editedAt || JSON.stringify([request.tokens, request.limits]) !== this.settings) return false;
+    if (!follower.rewind(Math.min(...since.map((e) => e.from)))) return false;
+    this.last = undefined;
+    this.bytes = Buffer.byteLength(request.text.slice(0, follower.position), 'utf8');
+    this.readUpTo(request.text, version);
+    return true;
+  }
+
+  /** The report of `request`'s text: only what `prepare` left to read is read. */
   check(request: TranscriptRequest, version: number, editedAt: number): Report {
-    if (!this.follows(request, editedAt)) this.restart(request);
+    this.prepare(request, version, editedAt);
     const follower = this.follower as Follower;
     const more = request.text.slice(follower.position);
     if (more === '' && this.last?.position === follower.position) {
@@ -208,17 +242,18 @@ export class DocumentFollower {
   }
 
   /**
-   * The report of a large document, read in slices so other work runs between
-   * them (`pause`); what was read stays for the next append. Undefined when a
-   * check of the document started meanwhile took over (it reads it itself).
-   * Throws as `check` does (the text is not a transcript).
+   * The report of a large document, what `prepare` left to read read in
+   * slices so other work runs between them (`pause`); what was read stays for
+   * the next append. Undefined when a check of the document started meanwhile
+   * took over (it reads it itself). Throws as `check` does (the text is not a
+   * transcript).
    */
-  async readInSlices(request: TranscriptRequest, version: number, pause: () => Promise<void>, slice = 1 << 20): Promise<Report | undefined> {
-    this.restart(request);
+  async readInSlices(request: TranscriptRequest, version: number, editedAt: number, pause: () => Promise<void>, slice = 1 << 20): Promise<Report | undefined> {
+    this.prepare(request, version, editedAt);
     const follower = this.follower as Follower;
     this.busy = true;
     try {
-      for (let at = 0; at < request.text.length; at += slice) {
+      for (let at = follower.position; at < request.text.length; at += slice) {
         await pause();
         if (this.follower !== follower) return undefined;
         follower.read(request.text.slice(at, at + slice));
@@ -228,7 +263,7 @@ export class DocumentFollower {
       // Of the whole text: a slice may end inside a surrogate pair, whose halves alone count 3 bytes each.
       this.bytes = Buffer.byteLength(request.text, 'utf8');
       this.readUpTo(request.text, version);
-      return follower.report();
+      return this.report(follower);
     } catch (error) {
       if (this.follower === follower) this.follower = undefined;
       throw error;
@@ -239,7 +274,7 @@ export class DocumentFollower {
 
   private restart(request: TranscriptRequest): void {
     const limits = request.limits;
-    this.follower = new Follower(request.file, { ...checkOptions(request), maxTextBytes: resolveLimits(limits).maxFileBytes });
+    this.follower = new Follower(request.file, { ...checkOptions(request), maxTextBytes: resolveLimits(limits).maxFileBytes, rewindable: true });
     this.settings = JSON.stringify([request.tokens, limits]);
     this.busy = false;
     this.bytes = 0;
@@ -250,6 +285,7 @@ export class DocumentFollower {
     const at = this.follower?.position ?? 0;
     this.guard = text.slice(Math.max(0, at - GUARD_CHARS), at);
     this.version = version;
+    this.edits = this.edits.filter((e) => e.version > version);
   }
 }
 

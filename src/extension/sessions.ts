@@ -234,7 +234,10 @@ export class Sessions implements vscode.Disposable {
     const session = this.get(e.document.uri);
     const length = documentLength(e.document);
     const appended = e.contentChanges.every((c) => c.rangeLength === 0 && c.rangeOffset + c.text.length === length);
-    if (session && !appended) session.editedAt = e.document.version;
+    if (session && !appended) {
+      session.editedAt = e.document.version;
+      session.follower.edited(e.document.version, Math.min(...e.contentChanges.map((c) => c.rangeOffset)));
+    }
     // A clean document that gained text at its end by no edit, undo or redo: a writer appended to the file.
     const onDisk = e.reason === undefined && !e.document.isDirty && appended;
     if (session && onDisk) session.grewOnDisk = true;

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { checkRequest, DocumentFollower, type TranscriptRequest } from '../../src/extension/engine';
 import { CORPUS } from '../support/corpus';
+import { generateLog } from '../../bench/generate';
 
 const session = fs.readFileSync(path.join(CORPUS, 'claude-code', 'spotter_258c7280-ae70-4798-800f-63464d01a85d.excerpt-L1236-L1278.jsonl'), 'utf8');
 const file = '/tmp/session.jsonl';
@@ -61,17 +62,49 @@ describe('DocumentFollower', () => {
   it('a large document read in slices gives checkRequest\'s report and follows its next append; a check meanwhile takes over', async () => {
     const follower = new DocumentFollower();
     const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
-    const reading = follower.readInSlices(request(upTo(40)), 1, pause, 4096);
+    const reading = follower.readInSlices(request(upTo(40)), 1, -1, pause, 4096);
     assert.equal(follower.follows(request(upTo(41)), -1), false, 'not while reading');
     assert.deepEqual(await reading, checkRequest(request(upTo(40))));
     assert.equal(follower.follows(request(upTo(41)), -1), true);
     assert.deepEqual(follower.check(request(upTo(41)), 2, -1), checkRequest(request(upTo(41))));
 
-    const again = follower.readInSlices(request(upTo(40)), 3, pause, 4096);
+    const again = follower.readInSlices(request(upTo(40)), 3, -1, pause, 4096);
     assert.deepEqual(follower.check(request(upTo(30)), 4, 4), checkRequest(request(upTo(30))), 'a check during the read');
     assert.equal(await again, undefined, 'the superseded read gives no report');
     assert.equal(follower.position, upTo(30).length, 'the superseded read stopped');
     assert.equal(follower.follows(request(upTo(31)), -1), true);
+  });
+});
+
+describe('DocumentFollower after an edit it was told of', () => {
+  const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pl-follow-edit-')), 'requests.jsonl');
+  generateLog(log, { requests: 40, bytesPerTurn: 200, seed: 9 });
+  const text = fs.readFileSync(log, 'utf8');
+  const at = (t: string): TranscriptRequest => ({ kind: 'transcript', file: log, text: t, tokens: 'o200k_base', limits: {} });
+  const change = (t: string, from: number) => `${t.slice(0, from)}our${t.slice(from + 3)}`;
+
+  it('reads again from the checkpoint before the first changed character, inline or in slices, with checkRequest\'s report', async () => {
+    const follower = new DocumentFollower();
+    follower.check(at(text), 1, -1);
+    const last = text.indexOf('the', text.lastIndexOf('\n', text.length - 2) + 1);
+    const edited = change(text, last);
+    follower.edited(2, last);
+    assert.equal(follower.prepare(at(edited), 2, 2), 'rewound');
+    assert.ok(follower.position > text.length / 2, `went back only to ${follower.position} of ${text.length}`);
+    assert.deepEqual(follower.check(at(edited), 2, 2), checkRequest(at(edited)));
+
+    // Two edits before a read in slices: from the first changed character (the smaller offset) on.
+    const middle = text.indexOf('the', Math.floor(text.length * 0.6));
+    const twice = change(change(edited, last + 40), middle);
+    follower.edited(3, last + 40);
+    follower.edited(4, middle);
+    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(await follower.readInSlices(at(twice), 4, 4, pause, 4096), checkRequest(at(twice)));
+
+    // An edit not told of (editedAt past every edit known) reads from the start.
+    const head = change(twice, twice.indexOf('the', 1000));
+    assert.equal(follower.prepare(at(head), 5, 5), 'restarted');
+    assert.deepEqual(follower.check(at(head), 5, 5), checkRequest(at(head)));
   });
 });
 
@@ -113,7 +146,7 @@ describe('DocumentFollower.readAppended: lines appended on disk read from the fi
     const follower = new DocumentFollower();
     const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
     // The first slice ends after the emoji's first half.
-    assert.deepEqual(await follower.readInSlices(at(text), 1, pause, inString + 1), checkRequest(at(text)));
+    assert.deepEqual(await follower.readInSlices(at(text), 1, -1, pause, inString + 1), checkRequest(at(text)));
     fs.appendFileSync(real, lines[40]!);
     assert.deepEqual(follower.readAppended(real), checkRequest(at(`${text}${lines[40]}`)), 'the append read from the file');
   });

@@ -18,7 +18,7 @@ import { Follower, type FollowOptions } from '../../src/core/follow';
 import { adapterFor } from '../../src/core/formats/registry';
 import type { SourceLine } from '../../src/core/text';
 import type { FormatAdapter } from '../../src/core/transcript';
-import { CORPUS } from './provider-helpers';
+import { CORPUS } from '../support/corpus';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-rewind-'));
 

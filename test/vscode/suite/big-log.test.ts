@@ -1,0 +1,133 @@
+/// <reference types="mocha" />
+/**
+ * A ~20 MB, 300-request log in the real VS Code (issue 14): the diagnostics of
+ * an edit are exactly those of a full check, and the suite prints (never
+ * asserts) the times: the CLI's check of the same file, open → the document
+ * in the extension host (VS Code's part) → the first report (ours), the
+ * longest stall of the extension host while it checks, and a re-check after
+ * an edit of the last line and of the middle line against the first check.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { generateLog } from '../../../bench/generate';
+import { checkRequest, type Report } from '../../../src/extension/engine';
+import { api, closeAll, codeOf, diagnosticsOf, repoPath, setSetting, waitFor } from './helpers';
+
+/** Where every request of the log repeats the model's first answer. */
+const FIRST_ANSWER = '"text":"the a rows asked reads hits';
+
+/** A request log of bench/generate.ts, 300 requests, ~20.9 MB; line 150 changes the model's first answer (two steps defer). */
+function bigLog(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-big-')), 'requests.jsonl');
+  generateLog(file, { requests: 300, bytesPerTurn: 200, seed: 42 });
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  lines[149] = lines[149]!.replace(FIRST_ANSWER, FIRST_ANSWER.replace('the', 'THE'));
+  fs.writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+/** The longest gap between two 5 ms ticks of the extension host's event loop while it runs. */
+function stallMeter(): { stop(): number } {
+  let [last, longest] = [performance.now(), 0];
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      return longest;
+    },
+  };
+}
+
+const shown = (diagnostics: readonly vscode.Diagnostic[]) => diagnostics.map((d) => `${codeOf(d).value}@${d.range.start.line}:${d.range.start.character}-${d.range.end.line}:${d.range.end.character} ${d.message}`).sort();
+const keys = (report: Report | undefined) => (report?.findings ?? []).map((f) => `${f.rule}@${f.range.start}-${f.range.end}#${f.step ?? ''} ${f.message}`).sort();
+const ms = (n: number) => `${Math.round(n)} ms`;
+
+suite('a 20 MB request log', () => {
+  // Remote workbenches ask before opening a file over 10 MB; the test opens it as a user who said yes.
+  const confirmation = (mb: number | undefined) => vscode.workspace.getConfiguration('workbench').update('editorLargeFileConfirmation', mb, vscode.ConfigurationTarget.Global);
+  suiteSetup(async () => {
+    await setSetting('debounceMs', 0);
+    await confirmation(1024);
+  });
+  suiteTeardown(async () => {
+    await setSetting('debounceMs', undefined);
+    await confirmation(undefined);
+    await closeAll();
+  });
+
+  test('open, then edits at its last and middle lines: each re-check gives the findings of a full check (times printed)', async function () {
+    this.timeout(300_000);
+    const { sessions, checker } = await api();
+    const file = bigLog();
+    const uri = vscode.Uri.file(file);
+    const cli = Math.min(...[0, 1].map(() => {
+      const start = performance.now();
+      spawnSync(process.execPath, [repoPath('dist', 'cli.js'), 'check', '--json', file], { stdio: 'ignore' });
+      return performance.now() - start;
+    }));
+
+    const opened = { document: 0, report: 0 };
+    const start = performance.now();
+    const stalls = stallMeter();
+    const listeners = [
+      vscode.workspace.onDidOpenTextDocument((d) => d.uri.fsPath === file && (opened.document ||= performance.now())),
+      sessions.onDidUpdate((s) => s.uri.fsPath === file && (opened.report ||= performance.now())),
+    ];
+    await vscode.commands.executeCommand('vscode.open', uri);
+    const session = await waitFor('the first report', () => sessions.get(uri)?.report && sessions.get(uri), 120_000);
+    const openStall = stalls.stop();
+    listeners.forEach((l) => l.dispose());
+    const first = shown(diagnosticsOf(uri));
+    assert.ok(first.some((d) => d.startsWith('prefix-mutated@149:')), `the changed turn is reported on line 150: ${first.join('\n')}`);
+    assert.deepEqual(keys(session.report), keys(checkRequest({ kind: 'transcript', file, text: session.document.getText(), tokens: 'o200k_base', limits: {} })));
+    const checked = opened.report - opened.document;
+
+    const editor = await vscode.window.showTextDocument(session.document);
+    const edit = async (line: number, what: string) => {
+      const text = editor.document.lineAt(line).text;
+      const at = text.indexOf(FIRST_ANSWER) + '"text":"'.length;
+      assert.ok(at >= '"text":"'.length);
+      const version = editor.document.version;
+      const rewound = checker.stats.rewound;
+      const meter = stallMeter();
+      const begun = performance.now();
+      await editor.edit((b) => b.replace(new vscode.Range(line, at, line, at + 'the'.length), 'our'));
+      await waitFor(`the re-check after the edit of ${what}`, () => session.reportVersion > version, 120_000);
+      const took = performance.now() - begun;
+      const stall = meter.stop();
+      assert.equal(checker.stats.rewound, rewound + 1, `the re-check after the edit of ${what} read from the checkpoint before it`);
+      const expected = checkRequest({ kind: 'transcript', file, text: editor.document.getText(), tokens: 'o200k_base', limits: {} });
+      assert.deepEqual(keys(session.report), keys(expected), `the findings after the edit of ${what} are those of a full check`);
+      await new Promise((r) => setTimeout(r, 20));
+      const diagnostics = shown(diagnosticsOf(uri));
+      assert.ok(diagnostics.some((d) => d.startsWith(`prefix-mutated@${line}:`)), `the edit of ${what} is reported on it: ${diagnostics.join('\n')}`);
+      return { took, stall };
+    };
+    const last = await edit(299, 'the last line');
+    const middle = await edit(199, 'line 200');
+
+    // The same file opened afresh gives the same diagnostics as the edits' re-checks.
+    const edited = shown(diagnosticsOf(uri));
+    await vscode.commands.executeCommand('workbench.action.files.save');
+    await closeAll();
+    await waitFor('the session closed', () => !sessions.get(uri));
+    await vscode.commands.executeCommand('vscode.open', uri);
+    await waitFor('the reopened report', () => sessions.get(uri)?.report);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(shown(diagnosticsOf(uri)), edited, 'a fresh open of the saved file shows the same diagnostics');
+
+    console.log(
+      `20 MB log (${(fs.statSync(file).size / 1e6).toFixed(1)} MB, 300 requests): CLI check ${ms(cli)}; open → document in the extension host ${ms(opened.document - start)} (VS Code), ` +
+        `→ first report ${ms(checked)} (ours; total ${ms(opened.report - start)}; target ≤ CLI + 1 s = ${ms(cli + 1000)}), longest host stall while opening ${ms(openStall)}; ` +
+        `re-check after an edit: last line ${ms(last.took)} (${(last.took / checked).toFixed(2)}× the first check, stall ${ms(last.stall)}), line 200 ${ms(middle.took)} (${(middle.took / checked).toFixed(2)}×, stall ${ms(middle.stall)})`,
+    );
+  });
+});
