@@ -41,6 +41,7 @@ export type {
 export { LineIndex, pairKey, pairStates, planFix, relatedLocations, renderWindow, RULES, toolPairs, CARRIED_FROM, renderJson, renderMessage } from '../core/index';
 export { addPlaceholderResult, removeOrphanedResult } from '../core/fix/single';
 export { alignMessages, SAME } from '../core/align';
+export { lineColumn } from '../core/text';
 export { applyEdits } from '../core/fix/edits';
 export { toMarkdown } from '../core/report/markdown';
 export { toSarif } from '../core/report/sarif';

@@ -14,8 +14,7 @@ import * as vscode from 'vscode';
 import type { Checker } from './checker';
 import { readSettings, RECHECK_KEYS } from './settings';
 import { isTranscript } from './sniff';
-import { DocumentFollower, type FileText, type Report, type SourceRange, type StepReport } from './engine';
-import { partitionPoint } from '../shared/search';
+import { DocumentFollower, lineColumn, type FileText, type Report, type SourceRange, type StepReport } from './engine';
 
 export class Session {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -90,8 +89,8 @@ export class Session {
     const end = documentLength(this.document);
     const starts = this.current?.lineStarts ?? [];
     if (offset <= end || starts.length === 0) return this.document.positionAt(offset);
-    const line = Math.max(0, partitionPoint(starts.length, (i) => (starts[i] ?? 0) <= offset) - 1);
-    return new vscode.Position(line, offset - (starts[line] ?? 0));
+    const { line, column } = lineColumn(starts, offset);
+    return new vscode.Position(line - 1, column - 1);
   }
 
   private async moveSelection(range: SourceRange, focus: boolean): Promise<void> {
