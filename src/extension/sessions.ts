@@ -206,7 +206,7 @@ export class Sessions implements vscode.Disposable {
   private watch(session: Session): void {
     if (session.uri.scheme !== 'file') return;
     try {
-      session.watcher = fs.watch(session.uri.fsPath, () => this.grewOnDisk(session));
+      session.watcher = fs.watch(session.uri.fsPath, () => this.fileChanged(session));
       session.watcher.on('error', () => session.watcher?.close());
     } catch {
       // No watcher (a file system without one): the document's reload still brings each append.
@@ -218,7 +218,7 @@ export class Sessions implements vscode.Disposable {
    * read from the file at once and reported (the document's reload comes
    * later; its check finds them read). Anything else waits for the reload.
    */
-  private grewOnDisk(session: Session): void {
+  private fileChanged(session: Session): void {
     if (this.get(session.uri) !== session || session.document.isDirty || this.pending.has(session.uri.toString())) return;
     const report = session.follower.readAppended(session.uri.fsPath);
     if (!report) return;
