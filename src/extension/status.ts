@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { isClean, statusText } from '../shared/session-text';
 import type { Session, Sessions } from './sessions';
 import { OPEN_SESSION_VIEW_COMMAND } from './session-view/editor';
+import { problemsOf } from './session-view/view';
 
 /** The session of the active editor only: a text editor of another file has none. */
 export function activeEditorSession(sessions: Sessions): Session | undefined {
@@ -35,7 +36,7 @@ export class SessionStatus implements vscode.Disposable {
     const session = activeEditorSession(this.sessions);
     const summary = session?.report?.session;
     if (!session || !summary) return this.item.hide();
-    const problems = session.report?.findings.filter((f) => f.severity !== 'info').length ?? 0;
+    const problems = session.report ? problemsOf(session.report) : 0;
     const clean = isClean(summary, problems);
     this.item.text = `$(${clean ? 'pass' : 'warning'}) ${statusText(summary)}`;
     this.item.tooltip = clean
