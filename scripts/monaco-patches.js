@@ -26,17 +26,35 @@ const PATCHES = [
             }
             result.push({`,
   },
+  {
+    why:
+      'A view zone added or moved (the boundary line, a fold badge) schedules the diff editor to align both sides ' +
+      'again on a later task. When the step\'s diff arrives first, the alignment computed with it already counts ' +
+      'those zones: the scheduled one would only make every alignment zone again and paint a second frame.',
+    file: /diffEditorViewZones[\\/]diffEditorViewZones\.js$/,
+    find: `            state.read(reader);
+            const renderSideBySide = this._options.renderSideBySide.read(reader);
+            const innerHunkAlignment = renderSideBySide;`,
+    replace: `            state.read(reader);
+            updateImmediately.cancel();
+            const renderSideBySide = this._options.renderSideBySide.read(reader);
+            const innerHunkAlignment = renderSideBySide;`,
+  },
 ];
 
 /** @type {import('esbuild').Plugin} */
 const monacoPatches = {
   name: 'monaco-patches',
   setup(build) {
-    for (const patch of PATCHES) {
-      build.onLoad({ filter: patch.file }, async (args) => {
-        const source = await fs.promises.readFile(args.path, 'utf8');
-        if (!source.includes(patch.find)) throw new Error(`monaco-patches: the snippet to edit is gone from ${args.path} (Monaco upgraded?): ${patch.why}`);
-        return { contents: source.replace(patch.find, patch.replace), loader: 'js' };
+    // One handler per file (esbuild uses the first handler that matches a file).
+    for (const file of new Set(PATCHES.map((p) => p.file.source))) {
+      build.onLoad({ filter: new RegExp(file) }, async (args) => {
+        let source = await fs.promises.readFile(args.path, 'utf8');
+        for (const patch of PATCHES.filter((p) => p.file.source === file)) {
+          if (source.split(patch.find).length !== 2) throw new Error(`monaco-patches: the snippet to edit is not once in ${args.path} (Monaco upgraded?): ${patch.why}`);
+          source = source.replace(patch.find, patch.replace);
+        }
+        return { contents: source, loader: 'js' };
       });
     }
   },
