@@ -117,6 +117,7 @@ export class DiffView {
     this.markViolations();
     this.folds.apply(this.diff.getLineChanges() ?? []);
     this.revealFirstChange();
+    for (const pane of [this.before, this.after]) pane.decorateVisible();
   }
 
   /** The equal lines at both models' start and end, from where the host says the texts differ. */

@@ -57,6 +57,8 @@ export class Pane {
   private readonly violations: monaco.editor.IEditorDecorationsCollection;
   private zoneId: string | undefined;
   private scheduled = false;
+  /** The lines `visible` decorates for the step shown ("first-last"); undefined once the step changes. */
+  private visibleLines: string | undefined;
 
   constructor(
     readonly side: Side,
@@ -89,7 +91,7 @@ export class Pane {
     this.pane = pane;
     this.active.clear();
     this.violations.clear();
-    this.visible.clear();
+    this.visibleLines = undefined;
     this.fixed.set([...this.consumedDecorations(pane), ...this.markDecorations()]);
     this.drawBoundary(pane, boundaryLabel);
     this.scheduleVisible();
@@ -220,8 +222,12 @@ export class Pane {
     });
   }
 
-  /** Pair colours for the call/result segments on screen (plus a margin). */
-  private decorateVisible(): void {
+  /**
+   * Pair colours for the call/result segments on screen (plus a margin). The diff calls it once the
+   * step is scrolled to its change, so the step's first frame has them; scrolling calls it again
+   * (once per frame), and it does nothing while the same lines of the same step are on screen.
+   */
+  decorateVisible(): void {
     const ranges = this.editor.getVisibleRanges();
     const first = ranges[0];
     const last = ranges[ranges.length - 1];
@@ -229,6 +235,9 @@ export class Pane {
     const margin = 50;
     const startLine = Math.max(1, first.startLineNumber - margin);
     const endLine = Math.min(this.model.getLineCount(), last.endLineNumber + margin);
+    const lines = `${startLine}-${endLine}`;
+    if (lines === this.visibleLines) return;
+    this.visibleLines = lines;
     const from = this.model.getOffsetAt({ lineNumber: startLine, column: 1 });
     const to = this.model.getOffsetAt({ lineNumber: endLine, column: this.model.getLineMaxColumn(endLine) });
     const decorations: monaco.editor.IModelDeltaDecoration[] = [];
