@@ -286,11 +286,11 @@ export function extendedLookup(pairs: PairLookup, window: ContextWindow, from: n
 
 /**
  * The pair index of `window`, an extension of the window indexed by `pairs`
- * (its first `from` messages): copied, the pairs the new messages touch
- * replaced. Equal to `toolPairs(window)`.
+ * (its first `from` messages): copied (or, `inPlace`, `pairs` itself), the
+ * pairs the new messages touch replaced. Equal to `toolPairs(window)`.
  */
-export function extendPairs(pairs: Map<string, ToolPair>, window: ContextWindow, from: number): Map<string, ToolPair> {
-  const out = new Map(pairs);
+export function extendPairs(pairs: Map<string, ToolPair>, window: ContextWindow, from: number, inPlace = false): Map<string, ToolPair> {
+  const out = inPlace ? pairs : new Map(pairs);
   for (const [key, entry] of touchedPairEntries(pairs, window, from)) out.set(key, entry);
   return out;
 }

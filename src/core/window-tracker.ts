@@ -26,6 +26,8 @@ export class WindowTracker {
    * which reads only their places and contents, never for the engine context.
    */
   private pairs: Map<string, ToolPair> | undefined;
+  /** True when `pairs` is this tracker's own copy (made by an extension, not shared with a fork or the context): extended in place. */
+  private ownsPairs = false;
 
   constructor(
     private readonly context: EngineContext,
@@ -39,6 +41,7 @@ export class WindowTracker {
     copy.keys = this.keys.clone();
     copy.window = this.window;
     copy.pairs = this.pairs;
+    this.ownsPairs = false;
     return copy;
   }
 
@@ -70,7 +73,8 @@ export class WindowTracker {
     const saved = { keys: this.keys.clone(), window: this.window, pairs: this.pairs };
     const fresh = collected((found) => this.nextOf(window, found));
     if (fresh.length === 0) return;
-    Object.assign(this, saved);
+    // The pair index may have been extended in place: without it the exact window is checked in full.
+    Object.assign(this, saved, { pairs: this.ownsPairs ? undefined : saved.pairs });
     this.nextOf(exactWindow(window), emit);
   }
 
@@ -93,6 +97,7 @@ export class WindowTracker {
     else emitWindowFindings(window, pairs, onFinding);
     this.keys = keys;
     this.pairs = pairs;
+    this.ownsPairs = false;
   }
 
   /** True when `window` extends the previous one and its fresh findings were emitted. */
@@ -108,7 +113,8 @@ export class WindowTracker {
     const fresh = touched.after.filter((f, i) => !this.keys.has(f.rule, identityName(f), after[i] ?? 0));
     eachIdentity(touched.before, (f, n) => this.keys.delete(f.rule, identityName(f), n));
     touched.after.forEach((f, i) => this.keys.add(f.rule, identityName(f), after[i] ?? 0));
-    this.pairs = extendPairs(pairs, window, previous.messages.length);
+    this.pairs = extendPairs(pairs, window, previous.messages.length, this.ownsPairs);
+    this.ownsPairs = true;
     for (const f of fresh) emit(f);
     return true;
   }
