@@ -1,11 +1,12 @@
 /**
  * A file's lines read from its bytes. Each line is compared with the line
  * before it as bytes (native `Buffer.compare`, memcmp speed), and only the
- * bytes after the prefix they share are decoded: the text of that prefix is
- * the previous line's. A request log repeats the previous request in every
- * line, so most of its bytes are compared, never decoded. Each line says how
- * many leading characters it shares with the one before it (`SourceLine.same`),
- * so a reader can carry what it read there without comparing again.
+ * bytes after the prefix they share are decoded (`SourceLine.rest`); its
+ * whole text is made only when read, from the previous line's (`Origin`). A
+ * request log repeats the previous request in every line, so most of its
+ * bytes are compared, never decoded. Each line says how many leading
+ * characters it shares with the one before it (`SourceLine.same`), so a
+ * reader can carry what it read there without comparing again.
  *
  * The texts and offsets are those of decoding the whole file at once
  * (`TextDecoder`, a leading byte order mark dropped): a line that is not valid
@@ -23,27 +24,95 @@ const MIN_SHARED = 1024;
 
 /** The previous line, as the next one is compared with it. */
 interface Previous {
+  /** Its bytes, in a buffer reused from line to line (`Slot`). */
   readonly bytes: Buffer;
-  /** The decoded text, a trailing CR included. */
-  readonly raw: string;
-  readonly text: string;
   /** Characters before each BLOCK of bytes (undefined: all ASCII, characters = bytes; 'invalid': not valid UTF-8). */
   readonly marks: Int32Array | undefined | 'invalid';
+  readonly origin: Origin;
 }
 
-/** Splits chunks of bytes into lines (LF or CRLF) with the UTF-16 offsets of the decoded file; no line longer than `maxLineChars`. */
+/**
+ * How a line's whole text is made without its bytes (the buffer they were
+ * read into is reused): its text, or the first `from` characters of an
+ * earlier line's text followed by `rest`. A chain holding more characters
+ * than twice its line (and a constant) is made into the text at once, so no
+ * line keeps more than that alive.
+ */
+interface Origin {
+  text: string | undefined;
+  before: Origin | undefined;
+  readonly from: number;
+  readonly rest: string;
+  readonly length: number;
+  /** Characters held down the chain to a whole text. */
+  readonly weight: number;
+}
+
+const MAX_CHAIN_EXTRA = 64 * 1024;
+
+function wholeOrigin(text: string): Origin {
+  return { text, before: undefined, from: 0, rest: '', length: text.length, weight: text.length };
+}
+
+function laterOrigin(before: Origin, from: number, rest: string): Origin {
+  const weight = (before.text === undefined ? before.weight : before.length) + rest.length;
+  const origin: Origin = { text: undefined, before, from, rest, length: from + rest.length, weight };
+  if (weight > 2 * origin.length + MAX_CHAIN_EXTRA) textOf(origin);
+  return origin;
+}
+
+function textOf(origin: Origin): string {
+  if (origin.text === undefined) {
+    origin.text = assemble(origin);
+    origin.before = undefined;
+  }
+  return origin.text;
+}
+
+/** The text down the chain: each line's rest past what the line after it keeps of it. */
+function assemble(origin: Origin): string {
+  const tails: string[] = [];
+  let need = origin.length;
+  let at = origin;
+  while (at.text === undefined) {
+    if (need > at.from) tails.push(at.rest.slice(0, need - at.from));
+    need = Math.min(need, at.from);
+    // A chain ends in a whole text.
+    at = at.before as Origin;
+  }
+  let out = at.text.slice(0, need);
+  for (let i = tails.length - 1; i >= 0; i--) out += tails[i];
+  return out;
+}
+
+/** A buffer reused for the previous line's bytes, grown as needed. */
+class Slot {
+  private buffer = Buffer.allocUnsafeSlow(64 * 1024);
+
+  keep(bytes: Buffer): Buffer {
+    if (this.buffer.length < bytes.length) this.buffer = Buffer.allocUnsafeSlow(Math.max(bytes.length, 2 * this.buffer.length));
+    bytes.copy(this.buffer);
+    return this.buffer.subarray(0, bytes.length);
+  }
+}
+
+/**
+ * Splits chunks of bytes into lines (LF or CRLF) with the UTF-16 offsets of
+ * the decoded file; no line longer than `maxLineChars`. A chunk may be reused
+ * for the next once its lines are taken: no line keeps its bytes.
+ */
 export function* linesFromBytes(chunks: Iterable<Buffer>, maxLineChars = Infinity): Generator<SourceLine> {
   let pieces: Buffer[] = [];
   let pending = 0;
   let offset = 0;
   let index = 0;
   let previous: Previous | undefined;
+  const slot = new Slot();
   const take = (bytes: Buffer, unterminated: boolean): SourceLine => {
-    const line = readLine(bytes, previous, index, offset, maxLineChars);
-    previous = line.previous;
-    offset += line.previous.raw.length + 1;
-    index++;
-    return unterminated ? { ...line.line, unterminated: true } : line.line;
+    const read = readLine(bytes, previous, { index: index++, offset, unterminated }, maxLineChars);
+    previous = { ...read.previous, bytes: slot.keep(bytes) };
+    offset += read.chars + 1;
+    return read.line;
   };
   for (const chunk of withoutBom(chunks)) {
     let from = 0;
@@ -55,7 +124,8 @@ export function* linesFromBytes(chunks: Iterable<Buffer>, maxLineChars = Infinit
       from = nl + 1;
     }
     if (from < chunk.length) {
-      pieces.push(chunk.subarray(from));
+      // Copied: the chunk may be read into again.
+      pieces.push(Buffer.from(chunk.subarray(from)));
       pending += chunk.length - from;
       // A UTF-16 character takes at most three bytes: a line of more bytes than three per allowed character is too long.
       if (pending > 3 * maxLineChars) throw lineTooLong(index, maxLineChars);
@@ -86,19 +156,49 @@ function joined(pieces: Buffer[], length: number): Buffer {
 }
 
 const FULL = new TextDecoder('utf-8', { ignoreBOM: true });
+/** Bytes before the shared part that `rest` holds too (a search for a short word across its start needs no whole text). */
+const OVERLAP = 64;
 
-function readLine(bytes: Buffer, previous: Previous | undefined, index: number, offset: number, maxLineChars: number): { line: SourceLine; previous: Previous } {
-  if (bytes.length > 3 * maxLineChars) throw lineTooLong(index, maxLineChars);
+interface Place {
+  readonly index: number;
+  readonly offset: number;
+  readonly unterminated: boolean;
+}
+
+/** A line and what the next one is compared with (its bytes aside); `chars`: its characters, a trailing CR included (where the next line starts). */
+function readLine(bytes: Buffer, previous: Previous | undefined, at: Place, maxLineChars: number): { line: SourceLine; previous: Omit<Previous, 'bytes'>; chars: number } {
+  if (bytes.length > 3 * maxLineChars) throw lineTooLong(at.index, maxLineChars);
   const valid = isAscii(bytes) ? 'ascii' : isUtf8(bytes);
   const shared = previous && valid ? sharedPrefix(previous, bytes) : 0;
   const marks = valid === 'ascii' ? undefined : valid ? marksOf(bytes, previous, shared) : 'invalid';
-  const chars = shared === 0 ? 0 : charsAt(previous as Previous, shared);
-  const decoded = marks === 'invalid' ? FULL.decode(bytes) : bytes.toString('utf8', shared);
-  const raw = shared === 0 ? decoded : (previous as Previous).raw.slice(0, chars) + decoded;
-  if (raw.length > maxLineChars) throw lineTooLong(index, maxLineChars);
-  const text = raw.charCodeAt(raw.length - 1) === 13 ? raw.slice(0, -1) : raw;
-  const same = Math.min(chars, text.length, previous?.text.length ?? 0);
-  return { line: { text, offset, index, ...(same > 0 && { same }) }, previous: { bytes, raw, text, marks } };
+  const cr = bytes[bytes.length - 1] === 13 ? 1 : 0;
+  if (shared === 0 || !previous) {
+    const raw = marks === 'invalid' ? FULL.decode(bytes) : bytes.toString('utf8');
+    if (raw.length > maxLineChars) throw lineTooLong(at.index, maxLineChars);
+    const text = cr ? raw.slice(0, -1) : raw;
+    const line = { text, offset: at.offset, index: at.index, ...(at.unterminated && { unterminated: true as const }) };
+    return { line, previous: { marks, origin: wholeOrigin(text) }, chars: raw.length };
+  }
+  let from = Math.max(0, shared - OVERLAP);
+  while (continuation(bytes[from])) from++;
+  const origin = laterOrigin(previous.origin, charsAt(previous, from), bytes.toString('utf8', from, bytes.length - cr));
+  if (origin.length + cr > maxLineChars) throw lineTooLong(at.index, maxLineChars);
+  const same = Math.min(charsAt(previous, shared), origin.length, previous.origin.length);
+  return { line: restLine(origin, at, same), previous: { marks, origin }, chars: origin.length + cr };
+}
+
+/** A line whose whole text is made when read (`Origin`). */
+function restLine(origin: Origin, at: Place, same: number): SourceLine {
+  return {
+    get text() {
+      return textOf(origin);
+    },
+    offset: at.offset,
+    index: at.index,
+    ...(at.unterminated && { unterminated: true as const }),
+    same,
+    rest: { from: origin.from, text: origin.rest },
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import type { ContextWindow, FormatId, Rewrite } from './model';
 import { MessageTally, sessionSummary, SummaryMemo } from './session';
 import { partitionPoint } from '../shared/search';
 import { ThreadTally } from './file-threads';
-import { LineIndex, type SourceLine } from './text';
+import { LineIndex, lineLength, type SourceLine } from './text';
 import { UsageScanner } from './usage';
 import { WindowTracker } from './window-tracker';
 import { exactWindow, isShallow } from './formats/carry';
@@ -152,10 +152,11 @@ export function onEvent(run: Run, event: TranscriptEvent, usage: UsageScanner): 
  * where it starts, its usage. Returns the offset just past its text.
  */
 export function takeLine(line: SourceLine, limits: Limits, starts: LineIndex, usage: UsageScanner): number {
-  if (line.text.length > limits.maxLineChars) throw lineTooLong(line.index, limits.maxLineChars);
+  const length = lineLength(line);
+  if (length > limits.maxLineChars) throw lineTooLong(line.index, limits.maxLineChars);
   starts.addLineStart(line.offset);
   usage.observe(line);
-  return line.offset + line.text.length;
+  return line.offset + length;
 }
 
 interface Tracked {

@@ -157,11 +157,11 @@ function* streamLines(path: string | Buffer, limits: Limits): Generator<SourceLi
   }
 }
 
-/** The file's bytes in chunks, each in a buffer of its own (the lines read from one keep it, not a copy). */
+/** The file's bytes in chunks, read into one buffer (each chunk is gone when the next is read). */
 function* readChunks(fd: number, limits: Limits): Generator<Buffer> {
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let total = 0;
   for (;;) {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const read = fs.readSync(fd, buffer, 0, buffer.length, null);
     if (read === 0) break;
     total += read;

@@ -25,6 +25,32 @@ export interface SourceLine {
   readonly unterminated?: true;
   /** At least this many leading characters are those of the line before it (index - 1), when the input compared them (byte-lines.ts). */
   readonly same?: number;
+  /**
+   * With `same`: the text from `from` (at most `same`) on. Such a line, read
+   * from bytes, decodes its whole `text` only when that is read: a reader
+   * that knows what the shared part holds reads this instead.
+   */
+  readonly rest?: { readonly from: number; readonly text: string };
+}
+
+/** The line's length in characters (its whole text is not decoded for it). */
+export function lineLength(line: SourceLine): number {
+  return line.rest ? line.rest.from + line.rest.text.length : line.text.length;
+}
+
+/** The line's text from `start` to `end` (from `rest` when it holds them). */
+export function lineSlice(line: SourceLine, start: number, end?: number): string {
+  const rest = line.rest;
+  if (!rest || start < rest.from) return line.text.slice(start, end);
+  return rest.text.slice(start - rest.from, end === undefined ? undefined : end - rest.from);
+}
+
+/** `line.text.indexOf(needle, from)` (from `rest` when it holds what is searched). */
+export function lineIndexOf(line: SourceLine, needle: string, from: number): number {
+  const rest = line.rest;
+  if (!rest || from < rest.from) return line.text.indexOf(needle, from);
+  const at = rest.text.indexOf(needle, from - rest.from);
+  return at < 0 ? -1 : at + rest.from;
 }
 
 /** Maps offsets to line/column. Built once per text, or fed line by line while streaming. */

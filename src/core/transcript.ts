@@ -51,10 +51,10 @@ export interface TranscriptInput {
    * Told the JSON value a reader parsed from one of the `lines()` (offsets in
    * the file), so the engine reads the line's usage from it instead of
    * parsing the line again (usage.ts). `shared`: the line starts with the
-   * first `length` characters of `text`, an earlier line's (a request log's
+   * first `length` characters of `line`, an earlier line (a request log's
    * carried history).
    */
-  readonly parsed?: (line: SourceLine, node: JsonNode, shared?: { readonly text: string; readonly length: number }) => void;
+  readonly parsed?: (line: SourceLine, node: JsonNode, shared?: { readonly line: SourceLine; readonly length: number }) => void;
   /**
    * The reader may hand windows whose messages carried over from an earlier
    * line are those first readings, not copies located in the window's line

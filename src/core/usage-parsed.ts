@@ -13,7 +13,7 @@
  * ask for caching.
  */
 import type { JsonNode, JsonObject } from './json/parse';
-import type { SourceLine } from './text';
+import { lineIndexOf, lineSlice, type SourceLine } from './text';
 import { toValue } from './json/nodes';
 
 type Obj = Record<string, unknown>;
@@ -40,7 +40,7 @@ export class LineScan {
   private readonly found = new Map<string, number>();
 
   constructor(
-    readonly text: string,
+    readonly line: SourceLine,
     private previous: LineScan | undefined = undefined,
     private readonly shared = 0,
   ) {}
@@ -51,7 +51,7 @@ export class LineScan {
     if (at === undefined) {
       const before = this.previous?.found.get(needle);
       if (before !== undefined && before >= 0 && before + needle.length <= this.shared) at = before;
-      else at = this.text.indexOf(needle, before === undefined ? 0 : Math.max(0, this.shared - needle.length + 1));
+      else at = lineIndexOf(this.line, needle, before === undefined ? 0 : Math.max(0, this.shared - needle.length + 1));
       this.found.set(needle, at);
     }
     return at;
@@ -60,7 +60,7 @@ export class LineScan {
   /** The first occurrence at or after `from`. */
   firstFrom(needle: string, from: number): number {
     const at = this.first(needle);
-    return at < 0 || at >= from ? at : this.text.indexOf(needle, from);
+    return at < 0 || at >= from ? at : lineIndexOf(this.line, needle, from);
   }
 
   /** Forgets the earlier line (its occurrences are no longer looked at). */
@@ -69,10 +69,10 @@ export class LineScan {
   }
 }
 
-export function parsedRecord(node: JsonNode, line: SourceLine, scan: LineScan = new LineScan(line.text)): ParsedUsage | undefined {
-  // `JSON.parse` of a line with a byte order mark fails: leave it to the parse.
-  if (line.text.charCodeAt(0) === 0xfeff) return undefined;
-  const raw = (n: JsonNode) => line.text.slice(n.start - line.offset, n.end - line.offset);
+export function parsedRecord(node: JsonNode, line: SourceLine, scan: LineScan = new LineScan(line)): ParsedUsage | undefined {
+  // `JSON.parse` of a line with a byte order mark fails: leave it to the parse. (Only a first line can be read with one, and it repeats no line.)
+  if (!line.rest && line.text.charCodeAt(0) === 0xfeff) return undefined;
+  const raw = (n: JsonNode) => lineSlice(line, n.start - line.offset, n.end - line.offset);
   if (node.type !== 'object') return { record: undefined, asks: () => false };
   const response = lastProp(node, 'response');
   const request = lastProp(node, 'request');
@@ -93,7 +93,7 @@ function textAsks(scan: LineScan, start: number, end: number, key: string): bool
   if (at >= 0 && at + quoted.length <= end) return true;
   const escape = scan.firstFrom('\\u00', start);
   if (escape < 0 || escape >= end) return false;
-  const text = scan.text.slice(start, end);
+  const text = lineSlice(scan.line, start, end);
   return ASCII_ESCAPE.test(text) && JSON.stringify(JSON.parse(text)).includes(quoted);
 }
 

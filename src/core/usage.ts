@@ -23,7 +23,7 @@
  */
 import type { JsonNode } from './json/parse';
 import type { FormatId } from './model';
-import type { SourceLine } from './text';
+import { lineLength, lineSlice, type SourceLine } from './text';
 import { LineScan, parsedRecord } from './usage-parsed';
 
 /**
@@ -107,14 +107,14 @@ export class UsageScanner {
    * log's record, offsets in the file, a carried history's elements possibly
    * skipped): the line's usage is read from it instead of parsing the line
    * again, when that gives exactly what parsing it would (see `parsedRecord`).
-   * `shared`: the line starts with the first `length` characters of `text`,
-   * an earlier line's (what it carries over): only the rest is searched.
+   * `shared`: the line starts with the first `length` characters of `line`,
+   * an earlier line (what it carries over): only the rest is searched.
    */
-  parsed(line: SourceLine, node: JsonNode, shared?: { readonly text: string; readonly length: number }): void {
+  parsed(line: SourceLine, node: JsonNode, shared?: { readonly line: SourceLine; readonly length: number }): void {
     const pending = this.pending;
     if (!pending || pending.line !== line || this.format === 'claude-code' || this.format === 'codex') return;
-    const previous = shared && this.scan?.text === shared.text ? this.scan : undefined;
-    const scan = new LineScan(line.text, previous, shared?.length ?? 0);
+    const previous = shared && this.scan?.line === shared.line ? this.scan : undefined;
+    const scan = new LineScan(line, previous, shared?.length ?? 0);
     this.scan = scan;
     this.timeOf(pending, scan);
     const read = parsedRecord(node, line, scan);
@@ -148,9 +148,8 @@ export class UsageScanner {
   private timeOf(pending: Pending, scan?: LineScan): void {
     if (pending.timed) return;
     pending.timed = true;
-    const text = pending.line.text;
     const last = this.format === 'claude-code';
-    const time = scan && !last ? timestampAt(text, scan.first('"timestamp"')) : timestampOf(text, last);
+    const time = scan && !last ? timestampAt(pending.line, scan.first('"timestamp"')) : timestampOf(pending.line.text, last);
     pending.time = time;
     if (time) {
       this.firstTime ??= time;
@@ -254,7 +253,7 @@ interface Pending {
 }
 
 function atOf(pending: Pending): At {
-  return { offset: pending.line.offset, end: pending.line.offset + pending.line.text.length, time: pending.time };
+  return { offset: pending.line.offset, end: pending.line.offset + lineLength(pending.line), time: pending.time };
 }
 
 /** Where a usage line (or the node an adapter read it from) is. */
@@ -370,11 +369,12 @@ const TIMESTAMP = /"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d
  * one in a Claude Code record (it follows the message), the first elsewhere.
  */
 function timestampOf(text: string, last: boolean): string | undefined {
-  return timestampAt(text, last ? text.lastIndexOf('"timestamp"') : text.indexOf('"timestamp"'));
+  const at = last ? text.lastIndexOf('"timestamp"') : text.indexOf('"timestamp"');
+  return at < 0 ? undefined : TIMESTAMP.exec(text.slice(at, at + 80))?.[1];
 }
 
-/** The timestamp of the `"timestamp"` key at `at` (-1: none). */
-function timestampAt(text: string, at: number): string | undefined {
+/** The timestamp of the `"timestamp"` key at `at` in the line (-1: none). */
+function timestampAt(line: SourceLine, at: number): string | undefined {
   if (at < 0) return undefined;
-  return TIMESTAMP.exec(text.slice(at, at + 80))?.[1];
+  return TIMESTAMP.exec(lineSlice(line, at, at + 80))?.[1];
 }

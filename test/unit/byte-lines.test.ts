@@ -4,8 +4,9 @@
  * and splitting the text: the same texts, offsets and indexes, on random
  * files whose lines repeat long prefixes of the line before them (ASCII,
  * multi-byte and astral characters, invalid UTF-8, CRLF, a byte order mark,
- * an unterminated last line), cut into random chunks; and every `same` is a
- * prefix the two lines share.
+ * an unterminated last line), cut into random chunks read into one buffer
+ * (texts read after the whole file was); and every `same` is a
+ * prefix the two lines share, with the rest of the line after it (`rest`).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -50,18 +51,21 @@ function buildFile(specs: readonly { keep: number; pieces: number[]; repeat: num
   return Buffer.from(bom ? [0xef, 0xbb, 0xbf, ...bytes] : bytes);
 }
 
-function chunked(bytes: Buffer, cuts: readonly number[]): Buffer[] {
+/** The bytes cut at `cuts`, each chunk read into the same buffer (as a file is read). */
+function* chunked(bytes: Buffer, cuts: readonly number[]): Generator<Buffer> {
   const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(bytes.length);
   let from = 0;
   for (const cut of [...at, bytes.length]) {
-    if (cut > from) chunks.push(bytes.subarray(from, cut));
+    if (cut > from) {
+      bytes.copy(buffer, 0, from, cut);
+      yield buffer.subarray(0, cut - from);
+    }
     from = Math.max(from, cut);
   }
-  return chunks;
 }
 
-const withoutSame = (lines: readonly SourceLine[]) => lines.map(({ same: _same, ...line }) => line);
+const withoutSame = (lines: readonly SourceLine[]) => lines.map(({ same: _same, rest: _rest, ...line }) => line);
 
 test('property: lines read from bytes are those of the whole decoded text, and share what they say', () => {
   fc.assert(
@@ -74,6 +78,8 @@ test('property: lines read from bytes are those of the whole decoded text, and s
         const before = lines[i - 1]?.text ?? '';
         assert.ok(line.same <= Math.min(before.length, line.text.length));
         assert.equal(line.text.slice(0, line.same), before.slice(0, line.same));
+        assert.ok(line.rest && line.rest.from <= line.same);
+        assert.equal(line.rest.text, line.text.slice(line.rest.from));
       });
     }),
     { numRuns: 300, seed: 15 },
@@ -92,4 +98,16 @@ test('a request log read from a file shares its history line to line', () => {
   const shared = JSON.stringify({ messages: history.slice(0, 20) }).length - 2;
   assert.ok((lines[1]?.same ?? 0) >= shared, `line 2 shares its first ${shared} characters, said ${lines[1]?.same}`);
   fs.rmSync(dir, { recursive: true });
+});
+
+test('lines that each keep a little of the line before and add much (their chains made into texts on the way): the texts are whole', () => {
+  const shared = 'ü'.repeat(1500);
+  const lines = Array.from({ length: 120 }, (_, i) => `${shared}${String(i).repeat(2000).slice(0, 2000)}😀`);
+  const bytes = Buffer.from(lines.join('\n'));
+  const read = [...linesFromBytes(chunked(bytes, [4096, 70000, 150000]))];
+  assert.deepEqual(
+    read.map((line) => line.text),
+    lines,
+  );
+  assert.ok(read.slice(1).every((line) => (line.same ?? 0) >= shared.length));
 });

@@ -13,32 +13,44 @@
 import type { JsonNode, JsonProperty, SkippedItems } from '../json/parse';
 import { CARRIED_FROM, type Block, type ContextWindow, type Message, type ToolCall, type ToolResult } from '../model';
 import { partitionPoint } from '../../shared/search';
-import type { SourceRange } from '../text';
+import type { SourceLine, SourceRange } from '../text';
 
 /** What the previous request leaves for the next one to carry. */
 export interface CarrySource {
-  /** The text the previous line was parsed from. */
-  readonly text: string;
+  /** The text the previous line was parsed from (read only when the next line cannot say what it repeats: `SourceLine.same`). */
+  readonly text: () => string;
   /** Its offset in the file. */
   readonly base: number;
   /** The messages read from its messages array, one per element, in order. */
   readonly items: readonly Message[];
   /**
    * Where each element is in the line, relative to `base`: start and end of
-   * element k at 2k and 2k + 1. (An item carried without a copy keeps the
-   * range of the line it was first read in: see `EXACT_WINDOW`.)
+   * element k at 2k and 2k + 1; the end is -1 when the element does not end
+   * on a character that ends a value by itself (a number ends where what
+   * follows it says), so that no run of elements is carried up to it. (An
+   * item carried without a copy keeps the range of the line it was first
+   * read in: see `EXACT_WINDOW`.)
    */
   readonly spans: readonly number[];
-  /** The index of its line in a file (`SourceLine.index`), when its text is that line's. */
-  readonly line?: number;
+  /** Its line in a file, when its text is that line's: the next line may say how much of it it repeats. */
+  readonly line?: SourceLine;
+  /** Its text before its first element, when known: what a line carrying from it repeats there. */
+  readonly head?: string;
 }
 
-/** The spans of a line's elements: those carried from `from` (the first `count`), then the items read from the line. */
-export function carrySpans(from: CarrySource | undefined, count: number, items: readonly Message[], base: number): number[] {
+/** Characters that can end a value on their own (a number's end depends on what follows it). */
+const CLOSING = new Set([125 /* } */, 93 /* ] */, 34 /* " */]);
+
+/**
+ * The spans of a line's elements: those carried from `from` (the first
+ * `count`), then the items read from the line; `charAt` gives the character
+ * code at an offset in the file.
+ */
+export function carrySpans(from: CarrySource | undefined, count: number, items: readonly Message[], base: number, charAt: (offset: number) => number): number[] {
   const spans = from ? from.spans.slice(0, 2 * count) : [];
   for (let k = count; k < items.length; k++) {
     const range = items[k]?.source;
-    spans.push(range ? range.start - base : -1, range ? range.end - base : -1);
+    spans.push(range ? range.start - base : -1, range && CLOSING.has(charAt(range.end - 1)) ? range.end - base : -1);
   }
   return spans;
 }
@@ -77,24 +89,22 @@ export interface CarryPlan {
   readonly count: number;
 }
 
-/** Characters that can end a value on their own (a number's end depends on what follows it). */
-const CLOSING = new Set([125 /* } */, 93 /* ] */, 34 /* " */]);
-
 /**
  * The longest run of leading elements whose bytes, and every byte before them
- * in the line, are the same in `line` as in the previous line; undefined when
- * none is. `same`: how many leading characters of `text` are known to be the
- * source's (`SourceLine.same`, when the source is the line just before), so
- * they are not compared again.
+ * in the line, are the same in the line as in the previous line; undefined
+ * when none is. `same`: how many leading characters of the line are known to
+ * be the source's (`SourceLine.same`, when the source is the line just
+ * before), so they are not compared again.
  */
-export function planCarry(source: CarrySource | undefined, text: string, same?: number): CarryPlan | undefined {
+export function planCarry(source: CarrySource | undefined, line: { readonly length: number; readonly text: () => string; readonly same?: number | undefined }): CarryPlan | undefined {
   if (!source || source.items.length === 0) return undefined;
   const from = relativeStart(source, 0);
   if (from === undefined) return undefined;
-  const starts = same === undefined ? (to: number) => text.startsWith(source.text.slice(0, to)) : (to: number) => to <= same;
+  const same = line.same;
+  const starts = same === undefined ? (to: number) => line.text().startsWith(source.text().slice(0, to)) : (to: number) => to <= same;
   const matches = (k: number) => {
     const to = relativeEnd(source, k - 1);
-    return to !== undefined && text.length > to && starts(to) && CLOSING.has(source.text.charCodeAt(to - 1));
+    return to !== undefined && line.length > to && starts(to);
   };
   let count = source.items.length;
   // Matching is monotonic in k: the largest k below `count` that matches (0 if none).

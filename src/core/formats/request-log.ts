@@ -25,11 +25,11 @@
 import type { Finding } from '../findings';
 import { finding } from '../findings';
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
-import { parseJson } from '../json/parse';
+import { parseJson, unsliced, type ParseResult } from '../json/parse';
 import { asObject, asString, prop, propString, rangeOf } from '../json/nodes';
 import { carryMessages, carrySpans, exactWindow, isShallow, planCarry, withExact, type CarryPlan, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message } from '../model';
-import type { SourceLine, SourceRange } from '../text';
+import { lineLength, lineSlice, type SourceLine, type SourceRange } from '../text';
 import { readByLines, type LineReader, type ThreadInfo, type TranscriptEvent, type TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
 import { incompleteLine, lineAt, Unseen } from './common';
@@ -102,7 +102,7 @@ interface LogRecord {
   /** 1-based, for messages. */
   readonly ordinal: number;
   /** A line of a JSONL file: the text parsed (and where), so the next line can carry from it. */
-  readonly line?: { readonly text: string; readonly base: number; readonly source: SourceLine };
+  readonly line?: { readonly text: () => string; readonly base: number; readonly source: SourceLine };
   /** The elements the parser skipped because the previous line has them (`planCarry`). */
   readonly carried?: { readonly plan: CarryPlan; readonly array: JsonArray; readonly from: CarrySource };
 }
@@ -145,11 +145,11 @@ class RequestLogLines implements LineReader {
   ) {}
 
   line(line: SourceLine): readonly TranscriptEvent[] {
-    if (line.text.trim() === '') return [];
+    if (isBlank(line)) return [];
     const read = parsedLine(line, ++this.ordinal, this.codec.carrier ? this.carry : undefined);
     if ('finding' in read) return [{ kind: 'finding', finding: read.finding }];
     const carried = read.record.carried;
-    this.asked.parsed?.(line, read.record.node, carried && { text: carried.from.text, length: carried.plan.skip.to });
+    this.asked.parsed?.(line, read.record.node, carried?.from.line && { line: carried.from.line, length: carried.plan.skip.to });
     const outcome = judgeRecord(read.record, this.threads, this.codec, this.skips, this.asked.firstReadings === true);
     if (outcome.request) this.carry = outcome.carry;
     return outcome.events;
@@ -231,9 +231,10 @@ function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec, 
   const container = carried && rangeOf(carried.array);
   const copies = () => (carried ? carryMessages(carried.from, count, line.base, container) : []);
   const read = carrier.readRequest(body, carried && firstReadings ? carried.from.items.slice(0, count) : copies());
-  // Its line's index, unless the text lost a byte order mark (then it is not what the next line was compared with).
-  const index = line.base === line.source.offset ? line.source.index : undefined;
-  const carry = { text: line.text, base: line.base, items: read.items, spans: carrySpans(carried?.from, count, read.items, line.base), line: index };
+  const spans = carrySpans(carried?.from, count, read.items, line.base, (offset) => lineSlice(line.source, offset - line.source.offset).charCodeAt(0));
+  // Its line, unless the text lost a byte order mark (then it is not what the next line was compared with).
+  const source = line.base === line.source.offset ? line.source : undefined;
+  const carry: CarrySource = { text: line.text, base: line.base, items: read.items, spans, line: source, head: carried ? carried.from.head : headOf(line.text, spans) };
   if (!carried || !firstReadings) return { current: read.request, carry };
   // The carried messages are the tail's `items` first `count`; the window holds them after its leading messages.
   const window = read.request.window;
@@ -299,18 +300,42 @@ function failed(status: JsonNode | undefined): boolean {
   return status?.type === 'number' && Number(status.raw) >= 400;
 }
 
+/** The text of a line before its first element (copied: it outlives the line), when it has elements. */
+function headOf(text: () => string, spans: readonly number[]): string | undefined {
+  const first = spans[0];
+  return first === undefined || first < 0 ? undefined : unsliced(text().slice(0, first));
+}
+
+/** True for a line of spaces only (one that repeats the line before it and has more after that is not). */
+function isBlank(line: SourceLine): boolean {
+  return line.rest && line.rest.text.trim() !== '' ? false : line.text.trim() === '';
+}
+
 /** Parses a line; the leading messages it shares with the line `from` was parsed from are skipped. */
 function parsedLine(line: SourceLine, ordinal: number, from: CarrySource | undefined): RecordOrFinding {
-  const range = { start: line.offset, end: line.offset + line.text.length };
+  const length = lineLength(line);
+  const range = { start: line.offset, end: line.offset + length };
+  // A first line may start with a byte order mark (and shares nothing with a line before it).
   const bom = line.index === 0 && line.text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const text = bom ? line.text.slice(1) : line.text;
+  const text = () => (bom ? line.text.slice(1) : line.text);
   const base = line.offset + bom;
-  const same = !bom && from?.line !== undefined && from.line === line.index - 1 ? line.same : undefined;
-  const plan = planCarry(from, text, same);
-  const parsed = parseJson(text, base, plan?.skip);
+  const same = from?.line && from.line.index === line.index - 1 ? line.same : undefined;
+  const plan = planCarry(from, { length: length - bom, text, same });
+  const parsed = parseTail(line, plan, from) ?? parseJson(text(), base, plan?.skip);
   if (!parsed.ok) return { finding: line.unterminated ? incompleteLine(line) : invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
   const carried = plan && from && parsed.skippedIn && { plan, array: parsed.skippedIn, from };
   return { record: { node: parsed.node, range, ordinal, line: { text, base, source: line }, ...(carried && { carried }) } };
+}
+
+/**
+ * Parses a line without its carried elements, from the source's text before
+ * them and the line's text after them (`SourceLine.rest`): its whole text is
+ * never made. Undefined when the line or the source cannot give those.
+ */
+function parseTail(line: SourceLine, plan: CarryPlan | undefined, from: CarrySource | undefined): ParseResult | undefined {
+  const rest = line.rest;
+  if (!plan || !rest || from?.head?.length !== plan.skip.from || plan.skip.to < rest.from) return undefined;
+  return parseJson(from.head + rest.text.slice(plan.skip.to - rest.from), line.offset, { ...plan.skip, absent: true });
 }
 
 function* wholeFileRecords(text: string): Generator<RecordOrFinding> {

@@ -77,6 +77,11 @@ export type ParseResult =
 export interface SkippedItems {
   readonly from: number;
   readonly to: number;
+  /**
+   * The text does not hold the items: it goes on at `from` with what follows
+   * them, and every offset after that is moved by `to - from`.
+   */
+  readonly absent?: true;
 }
 
 /** Parses `text` as one JSON value; never throws. */
@@ -104,7 +109,8 @@ class Parser {
 
   constructor(
     private readonly text: string,
-    private readonly base: number,
+    /** What an offset in `text` is in the file (moved past items `skip` says are absent). */
+    private base: number,
     private readonly skip?: SkippedItems,
   ) {}
 
@@ -161,7 +167,7 @@ class Parser {
   }
 
   private parseObject(): JsonObject {
-    const start = this.pos++;
+    const start = this.base + this.pos++;
     this.enter();
     const properties: JsonProperty[] = [];
     this.skipWhitespace();
@@ -171,15 +177,15 @@ class Parser {
       for (;;) {
         this.skipWhitespace();
         if (this.text.charCodeAt(this.pos) !== 34) this.fail('Expected a property name in double quotes');
-        const keyStart = this.pos;
+        const keyStart = this.base + this.pos;
         const key = this.parseString();
-        const keyEnd = this.pos;
+        const keyEnd = this.base + this.pos;
         this.skipWhitespace();
         if (this.text.charCodeAt(this.pos) !== 58) this.fail("Expected ':' after a property name");
         this.pos++;
         this.skipWhitespace();
         const value = this.parseValue();
-        properties.push({ key, keyStart: this.base + keyStart, keyEnd: this.base + keyEnd, value });
+        properties.push({ key, keyStart, keyEnd, value });
         this.skipWhitespace();
         const c = this.text.charCodeAt(this.pos++);
         if (c === 125) break;
@@ -187,22 +193,24 @@ class Parser {
       }
     }
     this.depth--;
-    return { type: 'object', start: this.base + start, end: this.base + this.pos, properties: exact(properties) };
+    return { type: 'object', start, end: this.base + this.pos, properties: exact(properties) };
   }
 
   private parseArray(): JsonArray {
-    const start = this.pos++;
+    const start = this.base + this.pos++;
     this.enter();
     const items: JsonNode[] = [];
     let skipped = false;
     this.skipWhitespace();
-    if (this.text.charCodeAt(this.pos) === 93) {
+    // Absent items may be all there is: what follows them is the closing bracket.
+    if (this.text.charCodeAt(this.pos) === 93 && !(this.skip?.absent && this.pos === this.skip.from)) {
       this.pos++;
     } else {
       for (;;) {
         this.skipWhitespace();
         if (this.pos === this.skip?.from && !skipped) {
-          this.pos = this.skip.to;
+          if (this.skip.absent) this.base += this.skip.to - this.skip.from;
+          else this.pos = this.skip.to;
           skipped = true;
         } else {
           items.push(this.parseValue());
@@ -214,7 +222,7 @@ class Parser {
       }
     }
     this.depth--;
-    const array: JsonArray = { type: 'array', start: this.base + start, end: this.base + this.pos, items: exact(items) };
+    const array: JsonArray = { type: 'array', start, end: this.base + this.pos, items: exact(items) };
     if (skipped) this.skippedIn = array;
     return array;
   }
@@ -316,7 +324,7 @@ function digitsEnd(text: string, from: number): number {
  */
 const SLICED_MIN = 13;
 
-function unsliced(slice: string): string {
+export function unsliced(slice: string): string {
   return (' ' + slice).slice(1);
 }
 

@@ -36,7 +36,7 @@ export class RequestReader {
   private readCarried(codec: ProviderCodec, body: string): ReadOutcome | undefined {
     if (!codec.carrier) return undefined;
     for (const source of this.sources) {
-      const plan = planCarry(source, body);
+      const plan = planCarry(source, { length: body.length, text: () => body });
       if (!plan) continue;
       const parsed = parseJson(body, 0, plan.skip);
       const object = parsed.ok ? asObject(parsed.node) : undefined;
@@ -51,7 +51,7 @@ export class RequestReader {
   private readAndKeep(codec: ProviderCodec, object: JsonObject, body: string, carried: Parameters<NonNullable<ProviderCodec['carrier']>['readRequest']>[1]): ParsedRequest {
     if (!codec.carrier) return codec.readRequest(object);
     const read = codec.carrier.readRequest(object, carried);
-    this.sources.unshift({ text: body, base: 0, items: read.items, spans: carrySpans(undefined, 0, read.items, 0) });
+    this.sources.unshift({ text: () => body, base: 0, items: read.items, spans: carrySpans(undefined, 0, read.items, 0, (i) => body.charCodeAt(i)) });
     if (this.sources.length > SOURCES) this.sources.pop();
     return read.request;
   }
