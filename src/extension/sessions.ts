@@ -193,6 +193,8 @@ export class Sessions implements vscode.Disposable {
       const follow = { follower: session.follower, version, editedAt: session.editedAt };
       const report = await this.checker.follow(request, settings.workerThresholdBytes, follow);
       if (!report || session.checksStarted !== started || session.document.version !== version || this.get(session.uri) !== session) return;
+      // A check that read nothing new (a setting that changed nothing for this file) gives the report published: not published again.
+      if (report === session.report && version === session.reportVersion) return;
       session.setReport(report, version);
       this.updated.fire(session);
     } catch (error) {

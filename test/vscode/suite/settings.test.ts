@@ -22,6 +22,34 @@ suite('settings', () => {
     assert.equal(session.report?.steps[0]?.decision, 'abort');
   });
 
+  test('a re-check that finds nothing new publishes no second report (the CodeLens is not rendered again)', async () => {
+    const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
+    const { sessions, checker } = await api();
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', session.uri);
+    let updates = 0;
+    const counting = sessions.onDidUpdate((s) => s === session && updates++);
+    const follow = checker.follow;
+    const checks: Promise<unknown>[] = [];
+    checker.follow = (...args) => {
+      const check = follow.apply(checker, args);
+      checks.push(check);
+      return check;
+    };
+    try {
+      // A checking setting whose new value changes nothing for this small file: it is checked again, and reads nothing new.
+      await setSetting('workerThresholdBytes', 3 * 1024 * 1024);
+      await waitFor('the re-check', () => checks.length > 0);
+      await Promise.all(checks);
+      await new Promise((r) => setImmediate(r));
+      assert.equal(updates, 0, 'the same report was published again');
+      const again = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', session.uri);
+      assert.deepEqual(again.map((l) => l.command?.title), lenses.map((l) => l.command?.title));
+    } finally {
+      checker.follow = follow;
+      counting.dispose();
+    }
+  });
+
   test('the tokenizer setting changes the token counts (off = none)', async () => {
     const { session } = await openTranscript(example('seed-incident.trace.jsonl'));
     const counted = session.report?.steps[0]?.boundary.tokens ?? 0;
