@@ -15,7 +15,11 @@ import { threadSuffix } from '../src/shared/session-text';
 
 const icon = (name: string, className = '') => el('span', { className: `codicon codicon-${name} ${className}`, attrs: { 'aria-hidden': 'true' } });
 
-const number = (n: number) => n.toLocaleString('en-US');
+/**
+ * `12,345`: an integer's digits grouped by threes, as `toLocaleString('en-US')` writes it, without
+ * loading the locale data on the panel's first step (~16 ms).
+ */
+export const number = (n: number): string => (Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : n.toLocaleString('en-US'));
 
 const DECISION_ICON = { patch: 'pass', defer: 'clock', abort: 'error' } as const;
 const SEVERITY_ICON = { error: 'error', warning: 'warning', info: 'info' } as const;

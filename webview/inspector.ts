@@ -21,7 +21,7 @@ import {
   type StepEdit,
   type WebviewMessage,
 } from '../src/shared/protocol';
-import { banner, button, findingItem, pairItems, timeline } from './components';
+import { banner, button, findingItem, number, pairItems, timeline } from './components';
 import { el } from './dom';
 import { DiffView, type Splices } from './diff';
 import { followTheme } from './theme';
@@ -33,7 +33,6 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
-const number = (n: number) => n.toLocaleString('en-US');
 
 /** What a transcript without steps says about itself: clean, or how many problems its findings list. */
 function cleanliness(view: TranscriptView): string {
