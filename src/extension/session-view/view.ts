@@ -9,7 +9,7 @@
  * `vscode`): unit-tested directly.
  */
 import { CARRIED_FROM, pairStates, renderJson, toolPairs, type ContextWindow, type Finding, type JsonNode, type Message, type Report, type StepReport, type ThreadInfo, type ThreadSummary, type ThreadWindow } from '../engine';
-import { placeFindings, placeUsage, rowFinding, rowStart } from './place';
+import { placeFindings, placeUsage, rowFinding, rowsByFile, rowStart } from './place';
 import { requestOrder } from './request-order';
 import { subAgentPieces } from './sub-agent-rows';
 import { SESSION_PROTOCOL_VERSION, type RowFinding, type RowTool, type SessionView, type TimelineRow } from '../../shared/session-protocol';
@@ -139,11 +139,12 @@ export function sessionView(report: Report, textual: boolean, generation = 0): S
   const threads = report.threadWindows && report.threadWindows.length > 1 ? report.threadWindows : undefined;
   const agents = report.subAgents ?? [];
   const rows = assembledRows(report, threads);
-  placeFindings(rows, report.findings.filter((f) => f.step === undefined), undefined);
-  placeUsage(rows, report.session?.cache ?? [], undefined);
+  const byFile = rowsByFile(rows);
+  placeFindings(rows, report.findings.filter((f) => f.step === undefined), byFile.get(undefined) ?? []);
+  placeUsage(rows, report.session?.cache ?? [], byFile.get(undefined) ?? []);
   agents.forEach((agent, file) => {
-    placeFindings(rows, agent.report?.findings.filter((f) => f.step === undefined) ?? [], file);
-    placeUsage(rows, agent.report?.session?.cache ?? [], file);
+    placeFindings(rows, agent.report?.findings.filter((f) => f.step === undefined) ?? [], byFile.get(file) ?? []);
+    placeUsage(rows, agent.report?.session?.cache ?? [], byFile.get(file) ?? []);
   });
   const tools = new Set<string>();
   for (const row of rows) if (row.kind === 'message') for (const t of row.tools) tools.add(t.name);
