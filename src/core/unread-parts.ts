@@ -154,6 +154,8 @@ export interface UnreadParts {
   readonly walked: Walked;
   /** Stands for what was counted and walked: a new object after each window, a fork's is its origin's (`UnreadMemo`). */
   state: object;
+  /** The messages of the last window walked (`collectUnreadParts`): a message at the same place in the next is walked already. */
+  last?: readonly Message[];
 }
 
 export function unreadParts(): UnreadParts {
@@ -219,16 +221,22 @@ function copyInto<K, V>(target: Map<K, V>, source: ReadonlyMap<K, V>): void {
  * costs nothing here.
  */
 export function collectUnreadParts(window: ContextWindow, unread: UnreadParts): void {
-  collectMessages(window.format, window.messages, 0, window.messages.length, unread, unread.walked);
+  collectMessages(window.format, window.messages, 0, window.messages.length, unread, unread.walked, unread.last);
+  unread.last = window.messages;
   unread.state = {};
 }
 
-/** Adds the parts of `messages[from..to)` not walked yet, marking them walked in `walked`. */
-function collectMessages(format: FormatId, messages: readonly Message[], from: number, to: number, unread: UnreadParts, walked: { add(message: Message): unknown }): void {
+/**
+ * Adds the parts of `messages[from..to)` not walked yet, marking them walked
+ * in `walked`; `last`: messages walked in that order (one at the same place
+ * is known without a lookup: a request log's next window holds its
+ * predecessor's carried messages where they were).
+ */
+function collectMessages(format: FormatId, messages: readonly Message[], from: number, to: number, unread: UnreadParts, walked: { add(message: Message): unknown }, last?: readonly Message[]): void {
   const table = KNOWN_OPAQUE[format];
   for (let i = from; i < to; i++) {
     const message = messages[i] as Message;
-    if (unread.walked.has(message) || message[CARRIED_FROM]) continue;
+    if (message === last?.[i] || unread.walked.has(message) || message[CARRIED_FROM]) continue;
     walked.add(message);
     for (const block of message.blocks) {
       if (block.kind !== 'opaque' || !block.source) continue;
