@@ -15,6 +15,12 @@
  *   from the file and reports), against the same append with the whole file
  *   read and `checkRequest` (the full re-check) in place of the follower, on
  *   the Claude Code session.
+ * - `follow.edit.{last-line,middle-line}`: CPU time of the editor's re-check
+ *   after an edit (`DocumentFollower` told of it: read again from the
+ *   checkpoint before the changed line, tokens counted, windows kept) of the
+ *   last / the 150th line of a 20.9 MB, 300-request Anthropic log
+ *   (bench/generate.ts), against `checkRequest` of the same edited text (the
+ *   full re-check every edit cost before); least of 3 each.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -23,6 +29,7 @@ import { checkTranscript } from '../src/core/check';
 import { Follower } from '../src/core/follow';
 import type { FormatId } from '../src/core/model';
 import { checkRequest, DocumentFollower, type TranscriptRequest } from '../src/extension/engine';
+import { generateLog } from './generate';
 import { result, type BenchResult } from './results';
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -155,8 +162,42 @@ async function onDisk(): Promise<BenchResult> {
   return result('follow.on-disk.append-to-report', median(times.follow), 'ms', median(times.full));
 }
 
+/** Re-checks after an edit of one line (a word changed, then changed back, ...) against full checks of the same texts. */
+function edits(): BenchResult[] {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pl-bench-edit-')), 'requests.jsonl');
+  generateLog(file, { requests: 300, bytesPerTurn: 200, seed: 42 });
+  let text = fs.readFileSync(file, 'utf8');
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  const request = (t: string): TranscriptRequest => ({ kind: 'transcript', file, text: t, tokens: 'o200k_base', limits: {} });
+  const follower = new DocumentFollower();
+  let version = 1;
+  follower.check(request(text), version, -1);
+  const lineStart = (n: number) => {
+    let at = 0;
+    for (let i = 0; i < n; i++) at = text.indexOf('\n', at) + 1;
+    return at;
+  };
+  return ([['last-line', 299], ['middle-line', 149]] as const).map(([name, line]) => {
+    const at = text.indexOf('"text":"', lineStart(line)) + '"text":"'.length;
+    // The edits first, then the full checks of the same texts: the garbage of a full check is not collected in an edit's time.
+    const texts: string[] = [];
+    const edit = [0, 1, 2].map(() => {
+      const word = text.slice(at, at + 3) === 'the' ? 'our' : 'the';
+      text = `${text.slice(0, at)}${word}${text.slice(at + 3)}`;
+      texts.push(text);
+      follower.edited(++version, at);
+      const edited = request(text);
+      return cpuMs(() => follower.check(edited, version, version));
+    });
+    const full = texts.map((t) => cpuMs(() => checkRequest(request(t))));
+    const times = { edit, full };
+    process.stderr.write(`follow edit of the ${name} of a ${(text.length / 1e6).toFixed(1)} MB log: re-check ${times.edit.map((t) => t.toFixed(0)).join(' / ')} ms CPU, full check ${times.full.map((t) => t.toFixed(0)).join(' / ')} ms (least of 3 counts)\n`);
+    return result(`follow.edit.${name}`, Math.min(...times.edit), 'ms', Math.min(...times.full));
+  });
+}
+
 async function main(): Promise<void> {
-  const entries = [...formatResults(), await onDisk()];
+  const entries = [...formatResults(), await onDisk(), ...edits()];
   process.stdout.write(JSON.stringify(entries));
 }
 
