@@ -22,7 +22,7 @@ import { inputFromText } from './io';
 import { formatBytes, LimitError, resolveLimits, type Limits } from './limits';
 import type { CheckOptions, Report } from './results';
 import { LineIndex, splitLines, type SourceLine } from './text';
-import type { FormatAdapter, LineReader } from './transcript';
+import type { FormatAdapter, LineReader, TranscriptInput } from './transcript';
 import { UnreadMemo } from './unread-parts';
 import { UsageScanner } from './usage';
 import { SummaryMemo } from './session';
@@ -98,6 +98,8 @@ export class Follower {
   private readonly limits: Limits;
   /** The checkpoints of the reading, in text order (`rewindable` only). */
   private checkpoints: Checkpoint[] = [];
+  /** The usage scanner of the reading whose line is being read: told the value its reader parsed (no second parse of the line). */
+  private told: UsageScanner | undefined;
   private rewinds = 0;
 
   constructor(
@@ -193,7 +195,9 @@ export class Follower {
   private startReading(adapter: FormatAdapter, text: string): Reading | undefined {
     Object.assign(this, { fed: 0, pending: '', fedBytes: 0 });
     const firstLine = firstLineOf(text.slice(0, text.lastIndexOf('\n') + 1));
-    const reader = firstLine === undefined ? undefined : adapter.lineReader?.(this.file, firstLine);
+    // A reader and its forks tell the usage scanner of the reading whose line they read (`readLine`).
+    const parsed: TranscriptInput['parsed'] = (line, node, shared) => this.told?.parsed(line, node, shared);
+    const reader = firstLine === undefined ? undefined : adapter.lineReader?.(this.file, firstLine, { parsed });
     if (!reader) return undefined;
     return { adapter, reader, run: newRun(this.options, this.limits), unreadMemo: new UnreadMemo(), usage: new UsageScanner(adapter.id), starts: new LineIndex(), lines: 0, upTo: 0, bytes: 0 };
   }
@@ -230,9 +234,12 @@ export class Follower {
     try {
       this.bound(reading, line);
       reading.upTo = Math.max(reading.upTo, takeLine(line, this.limits, reading.starts, reading.usage));
+      this.told = reading.usage;
       for (const event of reader.line(line)) onEvent(reading.run, event, reading.usage);
     } catch (error) {
       readStopped(reading.run, reading.adapter, error, reading.upTo);
+    } finally {
+      this.told = undefined;
     }
   }
 

@@ -80,9 +80,10 @@ export interface FormatAdapter {
    * from which a followed file is read on where it stopped (`follow.ts`);
    * `read` is the same reader fed every line. `firstLine` is the file's first
    * non-blank line; undefined when the file is not read line by line (one JSON
-   * document).
+   * document). `asked`: what the follower asks of it, as of a whole file's
+   * reader (`TranscriptInput.parsed`: to be told each line's parsed value).
    */
-  lineReader?(file: string, firstLine: string): LineReader | undefined;
+  lineReader?(file: string, firstLine: string, asked?: Pick<TranscriptInput, 'parsed'>): LineReader | undefined;
 }
 
 /** A reader fed one line at a time (see `FormatAdapter.lineReader`). */

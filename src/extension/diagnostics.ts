@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { threadSuffix } from '../shared/session-text';
 import type { Session, Sessions } from './sessions';
 import { readSettings, REPUBLISH_KEYS, type SeverityOverride } from './settings';
+import { rangeByLines } from './disk-start';
 import { type Finding, relatedLocations, type Report, type RuleId, type Severity, shownThread } from './engine';
 
 const SEVERITY: Readonly<Record<Severity | Exclude<SeverityOverride, 'off'>, vscode.DiagnosticSeverity>> = {
@@ -81,6 +82,7 @@ export class DiagnosticsManager implements vscode.Disposable {
     this.subscriptions.push(
       sessions.onDidUpdate((s) => this.publish(s)),
       sessions.onDidClose((uri) => this.collection.delete(uri)),
+      sessions.onDidCheckOnDisk(({ uri, report }) => this.collection.set(uri, toDiagnostics(report, { uri, range: (r) => rangeByLines(report.lineStarts, r) }, readSettings(uri).severity, this.rulesDoc))),
       vscode.workspace.onDidChangeConfiguration((e) => REPUBLISH_KEYS.some((k) => e.affectsConfiguration(k)) && this.republishAll()),
     );
   }

@@ -61,6 +61,8 @@ export interface FileText {
 interface RequestOptions {
   readonly tokens: TokenEncoding | false;
   readonly limits: Partial<Limits>;
+  /** False: a report for the diagnostics alone, without the windows (the CLI's faster check); default true. */
+  readonly keepRewrites?: false;
 }
 
 /** A sub-agent file beside a Claude Code session, as the host read it: its text, or why it was not read. */
@@ -116,7 +118,7 @@ export function answerRequest(request: WorkerRequest): Report | CheckedSubAgent[
 }
 
 function checkOptions(request: RequestOptions): CheckOptions {
-  return { keepRewrites: true, tokens: request.tokens, limits: request.limits };
+  return { keepRewrites: request.keepRewrites ?? true, tokens: request.tokens, limits: request.limits };
 }
 
 /** A document's text, checked on its own. */

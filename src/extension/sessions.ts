@@ -15,6 +15,7 @@ import type { Checker } from './checker';
 import { readSettings, RECHECK_KEYS } from './settings';
 import { isTranscript } from './sniff';
 import { DocumentFollower, lineColumn, type FileText, type Report, type SourceRange, type StepReport } from './engine';
+import { DiskStarts } from './disk-start';
 
 export class Session {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -25,8 +26,8 @@ export class Session {
   reportVersion = -1;
   /** The file changed on disk while open (a writer appends to it): fixes write a repaired copy. */
   grewOnDisk = false;
-  /** What was read of the document, kept so a check after an append reads only the new lines. */
-  readonly follower = new DocumentFollower();
+  /** What was read of the document, kept so a check after an append reads only the new lines (taken over from the check from disk, if any). */
+  follower = new DocumentFollower();
   /** The document version of the last change that was not an append at its end (an edit, a replaced file). */
   editedAt = -1;
   /** Counts the checks started: only the latest one's result is kept (two setting changes in a row start two). */
@@ -128,6 +129,9 @@ export class Sessions implements vscode.Disposable {
   private readonly activeChanged = new vscode.EventEmitter<Session | undefined>();
   private readonly updated = new vscode.EventEmitter<Session>();
   private readonly closed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly checkedOnDisk = new vscode.EventEmitter<{ readonly uri: vscode.Uri; readonly report: Report }>();
+  /** Checks started from the file on disk when its tab opened, before VS Code loaded the document. */
+  private readonly diskStarts: DiskStarts;
   /** Re-checks waiting for edits to pause, by document URI. */
   private readonly pending = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -136,8 +140,11 @@ export class Sessions implements vscode.Disposable {
   readonly onDidUpdate = this.updated.event;
   /** A session ended (document closed or no longer a transcript). */
   readonly onDidClose = this.closed.event;
+  /** A file whose tab opened was checked from disk before its document came (its session's report follows then). */
+  readonly onDidCheckOnDisk = this.checkedOnDisk.event;
 
   constructor(private readonly checker: Checker) {
+    this.diskStarts = new DiskStarts(checker, (uri, report) => this.checkedOnDisk.fire({ uri, report }));
     this.subscriptions.push(
       vscode.workspace.onDidOpenTextDocument((d) => void this.open(d)),
       vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length > 0 && this.changed(e)),
@@ -145,7 +152,10 @@ export class Sessions implements vscode.Disposable {
       vscode.workspace.onDidCloseTextDocument((d) => this.close(d.uri)),
       vscode.window.onDidChangeActiveTextEditor((e) => this.updateActive(e)),
       vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => void this.open(e.document))),
-      vscode.window.tabGroups.onDidChangeTabs((e) => this.closeUntabbed(e.closed)),
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        this.diskStarts.start(e.opened, (uri) => this.get(uri) !== undefined);
+        this.closeUntabbed(e.closed);
+      }),
       vscode.window.onDidChangeTextEditorSelection((e) => this.get(e.textEditor.document.uri)?.followCursor(e.textEditor.document.offsetAt(e.selections[0]?.active ?? new vscode.Position(0, 0)))),
     );
   }
@@ -177,6 +187,7 @@ export class Sessions implements vscode.Disposable {
     const session = new Session(document);
     this.byUri.set(document.uri.toString(), session);
     this.watch(session);
+    session.follower = (await this.diskStarts.take(document.uri)) ?? session.follower;
     await this.check(session);
     if (vscode.window.activeTextEditor?.document === document) this.updateActive(vscode.window.activeTextEditor);
     return session;
@@ -282,8 +293,9 @@ export class Sessions implements vscode.Disposable {
   }
 
   close(uri: vscode.Uri): void {
+    const checkedOnDisk = this.diskStarts.drop(uri);
     const session = this.get(uri);
-    if (!session) return;
+    if (!session) return void (checkedOnDisk && this.closed.fire(uri));
     this.byUri.delete(uri.toString());
     clearTimeout(this.pending.get(uri.toString()));
     this.pending.delete(uri.toString());
@@ -322,5 +334,6 @@ export class Sessions implements vscode.Disposable {
     this.activeChanged.dispose();
     this.updated.dispose();
     this.closed.dispose();
+    this.checkedOnDisk.dispose();
   }
 }

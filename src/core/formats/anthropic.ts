@@ -42,7 +42,7 @@ export const anthropicAdapter: FormatAdapter = {
   label: 'Anthropic Messages request bodies',
   sniff: (head) => classifyProviderHead(head) === 'anthropic',
   read: (input) => readRequestLog(input, anthropicCodec),
-  lineReader: (file, firstLine) => requestLogLines(file, firstLine, () => anthropicCodec),
+  lineReader: (file, firstLine, asked) => requestLogLines(file, firstLine, () => anthropicCodec, asked),
 };
 
 /**

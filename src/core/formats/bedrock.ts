@@ -37,8 +37,8 @@ export const bedrockAdapter: FormatAdapter = {
   label: 'Bedrock Converse request bodies',
   sniff: (head) => headMatches(head, /"messages"\s*:\s*\[/) && headMatches(head, MARKERS),
   read: (input) => withToolConfigFindings(readRequestLog(input, bedrockCodec)),
-  lineReader: (file, firstLine) => {
-    const reader = requestLogLines(file, firstLine, () => bedrockCodec);
+  lineReader: (file, firstLine, asked) => {
+    const reader = requestLogLines(file, firstLine, () => bedrockCodec, asked);
     return reader && bedrockLines(reader);
   },
 };

@@ -46,7 +46,7 @@ export const geminiAdapter: FormatAdapter = {
   label: 'Gemini generateContent request bodies',
   sniff: (head) => /"contents"\s*:\s*\[\s*\{/.test(head) && /"parts"\s*:\s*\[/.test(head) && !/"messages"\s*:\s*\[/.test(head),
   read: (input) => readRequestLog(input, geminiCodec()),
-  lineReader: (file, firstLine) => requestLogLines(file, firstLine, geminiCodec),
+  lineReader: (file, firstLine, asked) => requestLogLines(file, firstLine, geminiCodec, asked),
 };
 
 export function readGeminiRequest(body: JsonObject): ParsedRequest {

@@ -42,7 +42,7 @@ export const openaiChatAdapter: FormatAdapter = {
   label: 'OpenAI Chat Completions request bodies',
   sniff: (head) => classifyProviderHead(head) === 'openai-chat',
   read: (input) => readRequestLog(input, openaiChatCodec),
-  lineReader: (file, firstLine) => requestLogLines(file, firstLine, () => openaiChatCodec),
+  lineReader: (file, firstLine, asked) => requestLogLines(file, firstLine, () => openaiChatCodec, asked),
 };
 
 /**

@@ -54,7 +54,7 @@ export const openaiResponsesAdapter: FormatAdapter = {
   label: 'OpenAI Responses request bodies',
   sniff: (head) => classifyProviderHead(head) === 'openai-responses',
   read: (input) => readRequestLog(input, openaiResponsesCodec),
-  lineReader: (file, firstLine) => requestLogLines(file, firstLine, () => openaiResponsesCodec),
+  lineReader: (file, firstLine, asked) => requestLogLines(file, firstLine, () => openaiResponsesCodec, asked),
 };
 
 /**

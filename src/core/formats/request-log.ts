@@ -127,9 +127,9 @@ export function* readRequestLog(input: TranscriptInput, codec: ProviderCodec): G
 }
 
 /** The line reader of a request log (JSONL); undefined for a file read as one JSON document. */
-export function requestLogLines(file: string, firstLine: string, codec: () => ProviderCodec): LineReader | undefined {
+export function requestLogLines(file: string, firstLine: string, codec: () => ProviderCodec, asked: Pick<TranscriptInput, 'parsed'> = {}): LineReader | undefined {
   const whole = wholeJsonByName(file) ?? !parseJson(firstLine.trim()).ok;
-  return whole ? undefined : new RequestLogLines(codec());
+  return whole ? undefined : new RequestLogLines(codec(), asked);
 }
 
 /** A request log read line by line: only the last request of each thread (with its response) is held. */

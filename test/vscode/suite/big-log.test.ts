@@ -74,10 +74,19 @@ suite('a 20 MB request log', () => {
       return performance.now() - start;
     }));
 
-    const opened = { document: 0, report: 0 };
+    // Open as a user does (a tab first): the check starts from the file on disk, its diagnostics come before the document.
+    const opened = { tab: 0, diagnostics: 0, document: 0, report: 0 };
+    let early: string[] = [];
     const start = performance.now();
     const stalls = stallMeter();
+    const followed = checker.stats.followed;
     const listeners = [
+      vscode.window.tabGroups.onDidChangeTabs((e) => e.opened.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === file) && (opened.tab ||= performance.now())),
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        if (opened.diagnostics || !e.uris.some((u) => u.fsPath === file)) return;
+        opened.diagnostics = performance.now();
+        early = shown(diagnosticsOf(uri));
+      }),
       vscode.workspace.onDidOpenTextDocument((d) => d.uri.fsPath === file && (opened.document ||= performance.now())),
       sessions.onDidUpdate((s) => s.uri.fsPath === file && (opened.report ||= performance.now())),
     ];
@@ -87,6 +96,8 @@ suite('a 20 MB request log', () => {
     listeners.forEach((l) => l.dispose());
     const first = shown(diagnosticsOf(uri));
     assert.ok(first.some((d) => d.startsWith('prefix-mutated@149:')), `the changed turn is reported on line 150: ${first.join('\n')}`);
+    assert.deepEqual(early, first, 'the diagnostics from disk are those of the document');
+    assert.ok(checker.stats.followed > followed, 'the document\'s check found the text read from disk');
     assert.deepEqual(keys(session.report), keys(checkRequest({ kind: 'transcript', file, text: session.document.getText(), tokens: 'o200k_base', limits: {} })));
     const checked = opened.report - opened.document;
 
@@ -125,9 +136,10 @@ suite('a 20 MB request log', () => {
     assert.deepEqual(shown(diagnosticsOf(uri)), edited, 'a fresh open of the saved file shows the same diagnostics');
 
     console.log(
-      `20 MB log (${(fs.statSync(file).size / 1e6).toFixed(1)} MB, 300 requests): CLI check ${ms(cli)}; open → document in the extension host ${ms(opened.document - start)} (VS Code), ` +
-        `→ first report ${ms(checked)} (ours; total ${ms(opened.report - start)}; target ≤ CLI + 1 s = ${ms(cli + 1000)}), longest host stall while opening ${ms(openStall)}; ` +
-        `re-check after an edit: last line ${ms(last.took)} (${(last.took / checked).toFixed(2)}× the first check, stall ${ms(last.stall)}), line 200 ${ms(middle.took)} (${(middle.took / checked).toFixed(2)}×, stall ${ms(middle.stall)})`,
+      `20 MB log (${(fs.statSync(file).size / 1e6).toFixed(1)} MB, 300 requests): CLI check ${ms(cli)} (target for the first diagnostics: ≤ ${ms(cli + 1000)}); ` +
+        `open → tab ${ms(opened.tab - start)}, → first diagnostics ${ms(opened.diagnostics - start)} (checked from disk), → document in the extension host ${ms(opened.document - start)} (VS Code), ` +
+        `→ its session's report ${ms(checked)} after the document; longest host stall while opening ${ms(openStall)}; ` +
+        `re-check after an edit: last line ${ms(last.took)} (stall ${ms(last.stall)}), line 200 ${ms(middle.took)} (stall ${ms(middle.stall)})`,
     );
   });
 });

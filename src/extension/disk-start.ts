@@ -1,0 +1,88 @@
+/**
+ * A transcript's check started from its file on disk the moment its editor
+ * tab opens, before VS Code has loaded the document (seconds for a 20 MB log).
+ * First the findings alone, checked as the CLI checks (no windows kept, in a
+ * worker thread: the report is small), published at once, placed by the
+ * report's own line starts; then the editor's check (windows kept, in slices
+ * between other work), whose follower the session of the document takes over
+ * once it comes (its check then finds the text read, unless the document
+ * differs from the file: then it reads it again). Owned by `Sessions`, which
+ * decides when (a tab opened) and hands both checks to the Checker.
+ */
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { Checker } from './checker';
+import { DocumentFollower, lineColumn, recognises, resolveLimits, type Report, type SourceRange } from './engine';
+import { readSettings } from './settings';
+import { SNIFF_CHARS } from './sniff';
+
+/** File names whose tabs are checked from disk (`prefixLens.include` globs wait for the document). */
+const EXTENSIONS = ['.json', '.jsonl'];
+
+/** A check from disk in progress or done: its follower, and its report once there. */
+interface DiskCheck {
+  readonly follower: DocumentFollower;
+  readonly done: Promise<Report | undefined>;
+}
+
+export class DiskStarts {
+  private readonly byUri = new Map<string, DiskCheck>();
+
+  constructor(
+    private readonly checker: Checker,
+    /** A report of a file whose document is not open yet. */
+    private readonly checked: (uri: vscode.Uri, report: Report) => void,
+  ) {}
+
+  /** Starts checking the file of each opened tab that names a transcript file no document holds yet. */
+  start(tabs: readonly vscode.Tab[], isOpen: (uri: vscode.Uri) => boolean): void {
+    for (const tab of tabs) {
+      const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
+      if (!uri || uri.scheme !== 'file' || !EXTENSIONS.some((e) => uri.path.toLowerCase().endsWith(e))) continue;
+      if (this.byUri.has(uri.toString()) || isOpen(uri) || vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) continue;
+      const follower = new DocumentFollower();
+      const check: DiskCheck = { follower, done: this.check(uri, follower, (report) => this.byUri.get(uri.toString()) === check && this.checked(uri, report)).catch(() => undefined) };
+      this.byUri.set(uri.toString(), check);
+    }
+  }
+
+  /** The follower of a file checked from disk, once its check is done (undefined: none, or it failed), for the session of its document. */
+  async take(uri: vscode.Uri): Promise<DocumentFollower | undefined> {
+    const check = this.byUri.get(uri.toString());
+    if (!check) return undefined;
+    this.byUri.delete(uri.toString());
+    return (await check.done) ? check.follower : undefined;
+  }
+
+  /** Forgets a file (its tab closed before its document came); true when there was a check of it. */
+  drop(uri: vscode.Uri): boolean {
+    return this.byUri.delete(uri.toString());
+  }
+
+  /** The findings first (`publish`), then the follower's report (published too). Undefined for a file under `workerThresholdBytes` (its document comes soon enough), too large, not UTF-8 or not a transcript. */
+  private async check(uri: vscode.Uri, follower: DocumentFollower, publish: (report: Report) => void): Promise<Report | undefined> {
+    const settings = readSettings(uri);
+    const file = uri.fsPath;
+    const size = (await fs.promises.stat(file)).size;
+    if (size < settings.workerThresholdBytes || size > resolveLimits(settings.limits).maxFileBytes) return undefined;
+    const text = await fs.promises.readFile(file, 'utf8');
+    // Not UTF-8, or not a transcript: left to the document's own check.
+    if (text.includes('\uFFFD') || !recognises(text.slice(0, SNIFF_CHARS))) return undefined;
+    const request = { kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits } as const;
+    const findings = await this.checker.check({ ...request, keepRewrites: false }, 0).catch(() => undefined);
+    if (findings) publish(findings);
+    const report = await this.checker.follow(request, settings.workerThresholdBytes, { follower, version: 0, editedAt: -1 });
+    // Again with the windows: the related location of an orphan finding (the call or result the rewrite dropped) is found in them.
+    if (report) publish(report);
+    return report;
+  }
+}
+
+/** A report's range placed by its line starts (`Report.lineStarts`): for a file whose document is not there. */
+export function rangeByLines(starts: readonly number[], range: SourceRange): vscode.Range {
+  const at = (offset: number) => {
+    const { line, column } = lineColumn(starts, offset);
+    return new vscode.Position(line - 1, column - 1);
+  };
+  return new vscode.Range(at(range.start), at(range.end));
+}
