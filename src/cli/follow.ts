@@ -38,7 +38,17 @@ const KEEP_BYTES = 64;
 
 const POLL_MS = 100;
 
-export function followFile(file: string, format: FormatId | undefined, write: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+/**
+ * Follows `file` until `stop` (Ctrl+C), then prints the summary; the exit
+ * status. `write` is given what each read of the file prints ('' when it
+ * printed nothing), once per read.
+ */
+export function followFile(
+  file: string,
+  format: FormatId | undefined,
+  write: (text: string) => void = (t) => process.stdout.write(t),
+  stop: Promise<unknown> = new Promise((resolve) => process.once('SIGINT', resolve)),
+): Promise<number> {
   const c = paletteFor(process.stdout.isTTY === true, process.env);
   const state: FollowState = { follower: new Follower(file, { ...(format && { format }) }), ...fromStart(), printedSteps: 0, printedFindings: new Set(), waitingSaid: false };
   const tick = () => {
@@ -56,15 +66,13 @@ export function followFile(file: string, format: FormatId | undefined, write: (t
     // Polling alone (below) still follows the file.
   }
   const poll = setInterval(tick, POLL_MS);
-  return new Promise((resolve) => {
-    process.once('SIGINT', () => {
-      clearInterval(poll);
-      watcher?.close();
-      tick();
-      const report = state.report;
-      write(report ? `${c.bold(escapeControls(file))}: ${summaryLine(report).replace(/`/g, '')}\n` : `${escapeControls(file)}: nothing checked\n`);
-      resolve(report?.findings.some((f) => f.severity === 'error') ? 1 : 0);
-    });
+  return stop.then(() => {
+    clearInterval(poll);
+    watcher?.close();
+    tick();
+    const report = state.report;
+    write(report ? `${c.bold(escapeControls(file))}: ${summaryLine(report).replace(/`/g, '')}\n` : `${escapeControls(file)}: nothing checked\n`);
+    return report?.findings.some((f) => f.severity === 'error') ? 1 : 0;
   });
 }
 
