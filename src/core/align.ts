@@ -90,19 +90,23 @@ export function indexedFinder(index: TextIndex, afterText: (i: number) => string
 
 /** `alignIndexed` with the before side's texts looked up by `find` (a window read lazily finds them without an index). */
 export function alignFound(beforeLength: number, find: TextFinder, sides: AlignSides): Alignment {
+  // One buffer for the three arrays (each typed array of this size is a buffer allocated outside the heap).
+  const buffer = new ArrayBuffer(4 * (sides.afterLength + beforeLength) + sides.afterLength);
   const out = {
-    afterOrigin: new Int32Array(sides.afterLength).fill(-1),
-    afterKind: new Uint8Array(sides.afterLength).fill(INSERTED),
-    beforeFate: new Int32Array(beforeLength).fill(-1),
+    afterOrigin: new Int32Array(buffer, 0, sides.afterLength).fill(-1),
+    beforeFate: new Int32Array(buffer, 4 * sides.afterLength, beforeLength).fill(-1),
+    afterKind: new Uint8Array(buffer, 4 * (sides.afterLength + beforeLength), sides.afterLength).fill(INSERTED),
   };
   matchIdentical(beforeLength, find, sides, out);
   // Pair up the gaps between anchors (and after the last one).
+  const { afterKind, afterOrigin } = out;
+  const afterLength = sides.afterLength;
   let prevI = -1;
   let prevJ = -1;
-  for (let i = 0; i <= sides.afterLength; i++) {
-    const trailing = i === sides.afterLength;
-    if (!trailing && out.afterKind[i] !== SAME) continue;
-    const j = trailing ? beforeLength : (out.afterOrigin[i] as number);
+  for (let i = 0; i <= afterLength; i++) {
+    const trailing = i === afterLength;
+    if (!trailing && afterKind[i] !== SAME) continue;
+    const j = trailing ? beforeLength : (afterOrigin[i] as number);
     // The trailing gap may also hold appended messages (a request log's next
     // request): its first messages are paired with the before tail.
     if (i > prevI + 1) pairGap(prevI + 1, trailing ? Math.min(i, prevI + 1 + j - prevJ - 1) : i, prevJ + 1, j, out, sides.sameRole);
@@ -119,15 +123,16 @@ export function alignFound(beforeLength: number, find: TextFinder, sides: AlignS
  * Matches are written into `out` as SAME.
  */
 function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSides, out: Alignment): void {
-  const shared = sides.shared;
+  const { afterOrigin, afterKind, beforeFate } = out;
+  const [before, after] = sides.shared ? [sides.shared.before, sides.shared.after] : [[], []];
   let next = 0;
   for (let i = 0; i < sides.afterLength; i++) {
-    const known = next < beforeLength && ((shared && shared.after[i] === shared.before[next]) || sides.same?.(i, next));
+    const known = next < beforeLength && ((next < before.length && after[i] === before[next]) || sides.same?.(i, next));
     const j = known ? next : find(i, next);
     if (j === -1) continue;
-    out.afterOrigin[i] = j;
-    out.afterKind[i] = SAME;
-    out.beforeFate[j] = i;
+    afterOrigin[i] = j;
+    afterKind[i] = SAME;
+    beforeFate[j] = i;
     next = j + 1;
   }
 }

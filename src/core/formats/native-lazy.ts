@@ -32,7 +32,7 @@ import type { CallMember } from '../id-index';
 import { pairId, type Block, type ContextWindow, type Message, type Role, type ToolPair } from '../model';
 import type { RenderCache } from '../render';
 import { partitionPoint } from '../../shared/search';
-import { own, plainBaseOf, windowFromObject, type PlainBase } from './native-object';
+import { own, plainRead, windowFromObject, type PlainBase } from './native-object';
 import { plainFirstText, plainRole, readPlainMessage } from './native-plain';
 
 /** A message of a plain window, read by `readPlainMessage` when its blocks are first asked for. */
@@ -78,7 +78,7 @@ type Plain = { readonly [key: string]: unknown };
 /** A plain window read lazily: the window, what it was read from (for a proposal's reading) and its sources for the fast judges. */
 export interface LazyWindow {
   readonly window: ContextWindow;
-  readonly base: PlainBase | undefined;
+  readonly base: PlainBase;
   readonly pairs: PairLookup;
   readonly cut: CutSources;
 }
@@ -87,11 +87,15 @@ export interface LazyWindow {
 export function lazyWindow(value: unknown, render: RenderCache): LazyWindow | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const plain = own(value, 'messages');
-  const scanned = Array.isArray(plain) ? scan(plain) : undefined;
+  if (!Array.isArray(plain)) return undefined;
+  const scanned = scan(plain);
   if (!scanned) return undefined;
   const { messages, mentions } = scanned;
   const window = windowFromObject(value, undefined, undefined, render, messages);
-  return { window, base: plainBaseOf(value, window), pairs: pairLookup(messages, mentions), cut: cutSources(messages, mentions, render) };
+  // What a proposal is read against (`plainBaseOf`, without copying the messages array: the window lives for one judgement).
+  const tools = plainRead(own(value, 'tools'), window.tools);
+  const base: PlainBase = { messages: { plain, read: messages }, ...(tools && { tools }) };
+  return { window, base, pairs: pairLookup(messages, mentions), cut: cutSources(messages, mentions, render) };
 }
 
 function scan(plain: readonly unknown[]): { messages: LazyMessage[]; mentions: Mentions } | undefined {
@@ -192,8 +196,9 @@ function cutSources(messages: readonly LazyMessage[], mentions: Mentions, render
     reachingFrom: (cut) => reaching(mentions, cut, true),
     reachingBefore: (cut) => reaching(mentions, cut, false),
     members: (ids) => {
-      const at = mentioning(mentions, ids);
-      return (id) => membersOf(messages, id, at.get(id));
+      // A cut touches few ids: each is found by a scan, more at once through a set.
+      const at = ids.size > SCANS_BEFORE_INDEX ? mentioning(mentions, ids) : undefined;
+      return (id) => membersOf(messages, id, at ? at.get(id) : mentionsOfId(mentions, id));
     },
     findText: (after) => textFinder(messages, mentions, render, after),
   };
