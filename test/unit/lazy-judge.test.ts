@@ -59,6 +59,7 @@ const hostileArb: fc.Arbitrary<unknown> = fc.oneof(
   fc.record({ role: fc.constant('assistant'), content: fc.array(fc.record({ type: fc.constant('tool_use'), id: fc.constant(''), name: nameArb, input: inputArb }), { minLength: 1, maxLength: 1 }) }),
   textArb.map((text) => Object.defineProperty({ content: text }, 'role', { value: 'user', enumerable: false })),
   textArb.map((text) => Object.assign(Object.create({ role: 'user' }) as object, { content: text })),
+  textArb.map((text) => Object.defineProperty(Object.assign(Object.create({ role: 'user' }) as object, { content: text }), 'role', { value: 'user', enumerable: false })),
 );
 const anyMessageArb = fc.oneof({ weight: 30, arbitrary: messageArb }, { weight: 1, arbitrary: hostileArb });
 const toolArb = fc.record({ name: nameArb, version: fc.constantFrom('1', '2'), input_schema: fc.constant({ type: 'object' }) });
