@@ -71,6 +71,8 @@ function firstText(message: Message): string | undefined {
 interface Mentions {
   readonly message: number[];
   readonly id: string[];
+  /** `mentionsOfId` of the ids looked up so far (a cut's pairs and its alignment ask for the same ones). */
+  found?: Map<string, number[]>;
 }
 
 type Plain = { readonly [key: string]: unknown };
@@ -154,7 +156,10 @@ function mentioning(mentions: Mentions, ids?: ReadonlySet<string>): Map<string, 
 
 /** The distinct messages mentioning `id`, in order (`mentioning` of one id, by a scan). */
 function mentionsOfId(mentions: Mentions, id: string): number[] {
+  const known = mentions.found?.get(id);
+  if (known) return known;
   const out: number[] = [];
+  (mentions.found ??= new Map()).set(id, out);
   for (let k = 0; k < mentions.id.length; k++) {
     if (mentions.id[k] !== id) continue;
     const m = mentions.message[k] as number;
