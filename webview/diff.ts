@@ -115,7 +115,7 @@ export class DiffView {
     await computed;
     if (generation !== this.generation) return;
     this.markViolations();
-    this.folds.apply(this.diff.getLineChanges() ?? []);
+    this.folds.apply(this.diff.getLineChanges() ?? [], content.before.text);
     this.revealFirstChange();
     for (const pane of [this.before, this.after]) pane.decorateVisible();
   }

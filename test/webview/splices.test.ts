@@ -101,6 +101,7 @@ async function walk(seed: number, moves: number): Promise<void> {
   const { page, errors } = await openInspector(harness, fixture, 'light', 1400, exposeMonaco);
   const pick = random(seed ^ 0x5eed);
   let at = 1;
+  let folded = 0;
   for (let move = 0; move < moves; move++) {
     const choice = pick(5);
     const target = choice < 2 ? Math.min(steps, at + 1) : choice < 4 ? Math.max(1, at - 1) : 1 + pick(steps);
@@ -114,7 +115,9 @@ async function walk(seed: number, moves: number): Promise<void> {
     const detail = fixture.details[at]!;
     assert.equal(shown.before, detail.before.text, `seed ${seed}, move ${move}: step ${at}'s consumed prefix`);
     assert.equal(shown.after, detail.after.text, `seed ${seed}, move ${move}: step ${at}'s rewrite`);
+    folded = Math.max(folded, await page.evaluate(() => Number(document.body.dataset.folds ?? '0')));
   }
+  assert.ok(folded > 0, `seed ${seed}: some steps fold their long unchanged lines (kept hidden across splices)`);
   const sent = await page.evaluate(() => (window as unknown as { __sent: string[] }).__sent);
   assert.ok(sent.filter((t) => t === 'stepEdit').length >= moves / 3, `seed ${seed}: most steps arrived as splices (${sent.join(' ')})`);
   assert.deepEqual(errors, []);
