@@ -30,10 +30,7 @@ export const anthropicCodec: ProviderCodec = {
   readResponse: readAnthropicResponse,
   carrier: {
     messagesArray: (body) => asArray(prop(body, 'messages')),
-    readRequest: (body, carried) => {
-      const items: Message[] = [];
-      return { request: readAnthropicRequest(body, carried, items), items };
-    },
+    readRequest: readAnthropicBody,
   },
 };
 
@@ -45,19 +42,23 @@ export const anthropicAdapter: FormatAdapter = {
   lineReader: (file, firstLine, asked) => requestLogLines(file, firstLine, () => anthropicCodec, asked),
 };
 
+/** Reads a request body. */
+export function readAnthropicRequest(body: JsonObject): ParsedRequest {
+  return readAnthropicBody(body, []).request;
+}
+
 /**
- * Reads a request body. `carried`: the messages of the leading elements of
- * `messages` that the parser skipped (a request log's repeated history);
- * `items` receives the messages of all elements of `messages`, in order.
+ * Reads a request body whose leading elements of `messages` the parser
+ * skipped (`carried`: their messages, a request log's repeated history); also
+ * returns the messages of all elements of `messages`, in order.
  */
-export function readAnthropicRequest(body: JsonObject, carried: readonly Message[] = [], items: Message[] = []): ParsedRequest {
+function readAnthropicBody(body: JsonObject, carried: readonly Message[]): { request: ParsedRequest; items: readonly Message[] } {
   const toolsNode = asArray(prop(body, 'tools'));
   const messagesNode = asArray(prop(body, 'messages'));
   const system = systemMessage(prop(body, 'system'));
-  for (const message of carried) items.push(message);
   const messagesRange = rangeOf(messagesNode);
-  for (const item of messagesNode?.items ?? []) items.push(readAnthropicMessage(item, messagesNode, messagesRange));
-  const messages: Message[] = system ? [system, ...items] : items.slice();
+  const items = carried.concat((messagesNode?.items ?? []).map((item) => readAnthropicMessage(item, messagesNode, messagesRange)));
+  const messages = system ? [system].concat(items) : items;
   const window: ContextWindow = {
     format: 'anthropic',
     tools: (toolsNode?.items ?? []).map(readTool),
@@ -68,7 +69,7 @@ export function readAnthropicRequest(body: JsonObject, carried: readonly Message
     toolsSource: rangeOf(toolsNode),
     messagesSource: rangeOf(messagesNode),
   };
-  return { window, preamble: 0 };
+  return { request: { window, preamble: 0 }, items };
 }
 
 /** The assistant message of a logged response (`content[]`); [] for errors and streams. */

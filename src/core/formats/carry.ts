@@ -46,13 +46,14 @@ const CLOSING = new Set([125 /* } */, 93 /* ] */, 34 /* " */]);
  * `count`), then the items read from the line; `charAt` gives the character
  * code at an offset in the file.
  */
-export function carrySpans(from: CarrySource | undefined, count: number, items: readonly Message[], base: number, charAt: (offset: number) => number): number[] {
-  const spans = from ? from.spans.slice(0, 2 * count) : [];
+export function carrySpans(from: CarrySource | undefined, count: number, items: readonly Message[], base: number, charAt: (offset: number) => number): readonly number[] {
+  const spans: number[] = [];
   for (let k = count; k < items.length; k++) {
     const range = items[k]?.source;
     spans.push(range ? range.start - base : -1, range && CLOSING.has(charAt(range.end - 1)) ? range.end - base : -1);
   }
-  return spans;
+  if (!from) return spans;
+  return (2 * count === from.spans.length ? from.spans : from.spans.slice(0, 2 * count)).concat(spans);
 }
 
 /**

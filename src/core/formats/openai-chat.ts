@@ -53,7 +53,7 @@ export function readChatRequest(body: JsonObject, carried: readonly Message[] = 
   const toolsNode = asArray(prop(body, 'tools'));
   const functionsNode = asArray(prop(body, 'functions'));
   const messagesNode = asArray(prop(body, 'messages'));
-  const messages = [...carried, ...(messagesNode?.items ?? []).map((item) => readChatMessage(item, messagesNode))];
+  const messages = carried.concat((messagesNode?.items ?? []).map((item) => readChatMessage(item, messagesNode)));
   const window: ContextWindow = {
     format: 'openai-chat',
     tools: [...(toolsNode?.items ?? []), ...(functionsNode?.items ?? [])].map(readTool),

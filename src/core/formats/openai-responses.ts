@@ -44,7 +44,7 @@ export const openaiResponsesCodec: ProviderCodec = {
     messagesArray: (body) => asArray(prop(body, 'input')),
     readRequest: (body, carried) => {
       const request = readResponsesRequest(body, carried);
-      return { request, items: request.window.messages.slice(request.preamble) };
+      return { request, items: request.preamble > 0 ? request.window.messages.slice(request.preamble) : request.window.messages };
     },
   },
 };
@@ -67,8 +67,8 @@ export function readResponsesRequest(body: JsonObject, carried: readonly Message
   const instructions = prop(body, 'instructions');
   const preamble = instructions?.type === 'string' && instructions.value !== '' ? [textMessage('system', instructions)] : [];
   const items = asArray(inputNode);
-  const input = items ? [...carried, ...items.items.map((item) => readItem(item, items))] : inputNode?.type === 'string' ? [textMessage('user', inputNode)] : [];
-  const messages = [...preamble, ...input];
+  const input = items ? carried.concat(items.items.map((item) => readItem(item, items))) : inputNode?.type === 'string' ? [textMessage('user', inputNode)] : [];
+  const messages = preamble.length > 0 ? preamble.concat(input) : input;
   const window: ContextWindow = {
     format: 'openai-responses',
     tools: (toolsNode?.items ?? []).map(readTool),

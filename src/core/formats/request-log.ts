@@ -89,8 +89,9 @@ export interface MessageCarrier {
   messagesArray(body: JsonObject): JsonArray | undefined;
   /**
    * Reads a request like `readRequest` when the parser skipped the first
-   * `carried.length` elements of its messages array (given here, read already);
-   * also returns the messages of all its elements, in order.
+   * `carried.length` elements of its messages array (given here, read already;
+   * the array is not changed); also returns the messages of all its elements,
+   * in order.
    */
   readRequest(body: JsonObject, carried: readonly Message[]): { readonly request: ParsedRequest; readonly items: readonly Message[] };
 }
@@ -230,7 +231,8 @@ function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec, 
   const count = carried?.plan.count ?? 0;
   const container = carried && rangeOf(carried.array);
   const copies = () => (carried ? carryMessages(carried.from, count, line.base, container) : []);
-  const read = carrier.readRequest(body, carried && firstReadings ? carried.from.items.slice(0, count) : copies());
+  const firstRead = (from: CarrySource) => (count === from.items.length ? from.items : from.items.slice(0, count));
+  const read = carrier.readRequest(body, carried && firstReadings ? firstRead(carried.from) : copies());
   const spans = carrySpans(carried?.from, count, read.items, line.base, (offset) => lineSlice(line.source, offset - line.source.offset).charCodeAt(0));
   // Its line, unless the text lost a byte order mark (then it is not what the next line was compared with).
   const source = line.base === line.source.offset ? line.source : undefined;
@@ -253,10 +255,21 @@ export function loggedExchange(request: ParsedRequest, response: JsonNode | unde
   };
 }
 
-/** The previous request plus its response, everything consumed. */
+/** An exchange's consumed window, once made (not a WeakMap: its entries would outlive young collections). */
+const CONSUMED: unique symbol = Symbol('consumed');
+
+/** The previous request plus its response, everything consumed (made once per exchange: threading and the step share it). */
 export function consumedWindow(exchange: LoggedExchange): ContextWindow {
+  const known = (exchange as { [CONSUMED]?: ContextWindow })[CONSUMED];
+  if (known) return known;
+  const window = consumedOf(exchange);
+  Object.defineProperty(exchange, CONSUMED, { value: window });
+  return window;
+}
+
+function consumedOf(exchange: LoggedExchange): ContextWindow {
   const consumed = (window: ContextWindow): ContextWindow => {
-    const messages = exchange.response.length > 0 ? [...window.messages, ...exchange.response] : window.messages;
+    const messages = exchange.response.length > 0 ? window.messages.concat(exchange.response) : window.messages;
     return { ...window, messages, boundary: messages.length, live: false };
   };
   const window = exchange.request.window;

@@ -121,18 +121,24 @@ function historyOf(thread: Thread): readonly Message[] {
   return consumedWindow(thread.last).messages;
 }
 
-/** The messages after the leading system messages. */
-function conversation(messages: readonly Message[]): readonly Message[] {
-  let i = 0;
-  while (i < messages.length && (messages[i] as Message).role === 'system') i++;
-  return i === 0 ? messages : messages.slice(i);
+/** The conversation messages of a list: those after its leading system messages (a view, not a copy). */
+interface Conversation {
+  readonly messages: readonly Message[];
+  readonly from: number;
+  readonly length: number;
 }
 
-/** How many leading messages the two lists share, counting up to `limit`. */
-function sharedRun(history: readonly Message[], messages: readonly Message[], limit: number): number {
-  const n = Math.min(history.length, messages.length, limit);
+function conversation(messages: readonly Message[]): Conversation {
+  let from = 0;
+  while (from < messages.length && (messages[from] as Message).role === 'system') from++;
+  return { messages, from, length: messages.length - from };
+}
+
+/** How many leading messages the two conversations share, counting up to `limit`. */
+function sharedRun(history: Conversation, request: Conversation, limit: number): number {
+  const n = Math.min(history.length, request.length, limit);
   let i = 0;
-  while (i < n && sameMessage(history[i] as Message, messages[i] as Message)) i++;
+  while (i < n && sameMessage(history.messages[history.from + i] as Message, request.messages[request.from + i] as Message)) i++;
   return i;
 }
 
