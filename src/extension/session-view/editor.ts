@@ -124,7 +124,7 @@ class SessionEditor implements vscode.Disposable {
     const agents = await this.agents.read(this.uri, limits, JSON.stringify([tokens, limits]), (subAgents) =>
       this.checker.checkSubAgents({ kind: 'sub-agents', file: main.report.file, subAgents, tokens, limits }, settings.workerThresholdBytes),
     );
-    return { report: withSubAgents(main.report, main.text(), agents), files: agents.map((a) => a.uri) };
+    return { report: withSubAgents(main.report, () => main.text(), agents), files: agents.map((a) => a.uri) };
   }
 
   private async push(): Promise<void> {

@@ -97,10 +97,10 @@ interface Folder {
   readonly budget: { left: number };
 }
 
-/** A session's report with its sub-agents linked (by the session's `text` and their own lines), as `checkSession` gives it. */
-export function withSubAgents(report: Report, text: string, agents: readonly SubAgentOfView[]): Report {
+/** A session's report with its sub-agents linked (by the session's text, asked only when it has some, and their own lines), as `checkSession` gives it. */
+export function withSubAgents(report: Report, text: () => string, agents: readonly SubAgentOfView[]): Report {
   if (agents.length === 0) return report;
-  const links = scanLinks({ file: report.file, text });
+  const links = scanLinks({ file: report.file, text: text() });
   return { ...report, subAgents: linkSubAgents(links, agents.map((a) => a.checked), firstThreadOf(report)) };
 }
 
