@@ -29,7 +29,7 @@ import { indexedFinder, textIndex, type TextFinder } from '../align';
 import type { PairLookup } from '../append-step';
 import type { CutSources, IdMembers, Span } from '../cut-step';
 import type { CallMember } from '../id-index';
-import { pairId, type Block, type ContextWindow, type Message, type Role, type ToolPair } from '../model';
+import { pairId, type Block, type ContextWindow, type Message, type Role, type ToolCall, type ToolPair, type ToolResult } from '../model';
 import type { RenderCache } from '../render';
 import { partitionPoint } from '../../shared/search';
 import { own, plainRead, windowFromObject, type PlainBase } from './native-object';
@@ -263,8 +263,8 @@ function textFinder(messages: readonly LazyMessage[], mentions: Mentions, render
     const message = after[i] as Message;
     const text = textOf(message);
     const first = firstText(message);
-    const tool = message.blocks.find((b) => b.kind === 'tool_call' || b.kind === 'tool_result');
-    const candidates = tool && (tool.kind === 'tool_call' || tool.kind === 'tool_result') ? mentionsOf(pairId(tool)) : undefined;
+    const tool = message.blocks.find((b): b is ToolCall | ToolResult => b.kind === 'tool_call' || b.kind === 'tool_result');
+    const candidates = tool ? mentionsOf(pairId(tool)) : undefined;
     const count = candidates ? candidates.length : messages.length;
     for (let c = candidates ? partitionPoint(count, (k) => (candidates[k] as number) < next) : next; c < count; c++) {
       const j = candidates ? (candidates[c] as number) : c;
