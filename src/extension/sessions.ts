@@ -2,8 +2,9 @@
  * The session registry: one Session per open transcript document, holding the
  * engine's report (checked with `keepRewrites: true`) and the selected step.
  * The one owner of checking: it opens sessions for documents the sniff
- * recognises, decides when a document is (re)checked (on open, after edits
- * pause for `prefixLens.debounceMs`, when a checking setting changes) and hands
+ * recognises, decides when a document is (re)checked (a large file's from disk
+ * when its tab opens, on open, after edits pause for `prefixLens.debounceMs`,
+ * from the line before the edit, when a checking setting changes) and hands
  * every check, "Compare with…" included, to the Checker, which decides where
  * (inline or in a worker). Diagnostics, CodeLens, the tree and the inspector
  * only subscribe to its events. It also tracks the selected step both ways
@@ -153,7 +154,8 @@ export class Sessions implements vscode.Disposable {
       vscode.window.onDidChangeActiveTextEditor((e) => this.updateActive(e)),
       vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => void this.open(e.document))),
       vscode.window.tabGroups.onDidChangeTabs((e) => {
-        this.diskStarts.start(e.opened, (uri) => this.get(uri) !== undefined);
+        // A preview tab given another file is changed, not opened.
+        this.diskStarts.start([...e.opened, ...e.changed], (uri) => this.get(uri) !== undefined);
         this.closeUntabbed(e.closed);
       }),
       vscode.window.onDidChangeTextEditorSelection((e) => this.get(e.textEditor.document.uri)?.followCursor(e.textEditor.document.offsetAt(e.selections[0]?.active ?? new vscode.Position(0, 0)))),

@@ -142,4 +142,24 @@ suite('a 20 MB request log', () => {
         `re-check after an edit: last line ${ms(last.took)} (stall ${ms(last.stall)}), line 200 ${ms(middle.took)} (stall ${ms(middle.stall)})`,
     );
   });
+
+  test('a tab closed before its document came: the diagnostics checked from disk go with it', async function () {
+    this.timeout(120_000);
+    const { sessions } = await api();
+    const file = bigLog();
+    const uri = vscode.Uri.file(file);
+    let documentCame = false;
+    const listener = vscode.workspace.onDidOpenTextDocument((d) => d.uri.fsPath === file && (documentCame = true));
+    // Not awaited: the command resolves once VS Code has loaded the document.
+    const opening = vscode.commands.executeCommand('vscode.open', uri);
+    await waitFor('diagnostics from disk', () => diagnosticsOf(uri).length > 0, 60_000);
+    listener.dispose();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await waitFor('the diagnostics cleared', () => diagnosticsOf(uri).length === 0 && !sessions.get(uri));
+    await opening.then(undefined, () => undefined);
+    // VS Code may still hand the document to the extension host after its tab closed: no diagnostics come back.
+    await new Promise((r) => setTimeout(r, 8_000));
+    assert.deepEqual(shown(diagnosticsOf(uri)), [], 'no diagnostics for the closed file');
+    console.log(`tab closed ${documentCame ? 'after' : 'before'} the document came: its diagnostics cleared`);
+  });
 });
