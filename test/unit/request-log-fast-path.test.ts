@@ -191,6 +191,25 @@ test('property: random logs read from a file (each line compared with the one be
   assert.ok(shared > 300, `${shared} lines shared their history with the line before`);
 });
 
+test('a request read from a file that repeats the one before it (its carried messages all there is), with another response: the reference report', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-'));
+  const file = path.join(dir, 'log.jsonl');
+  const opening = `Count the rows ${'of the table '.repeat(100)}`;
+  const turns: Turn[] = [{ text: 'Querying.', calls: [{ id: '', input: { sql: 'select 1' } }] }, { text: 'Done for now.', calls: [] }];
+  for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
+    const lines = logText(format, turns, new Map(), opening).trimEnd().split('\n');
+    // A retry: the same request, logged with another response (the line differs just after its messages).
+    const retry = (lines[lines.length - 1] as string).replace('"response":{"id":"', '"response":{"id":"retry_');
+    const text = [...lines, retry].join('\n') + '\n';
+    fs.writeFileSync(file, text);
+    const fast = checkTranscript(inputFromFile(file), { format });
+    assert.deepEqual(comparable(fast), comparable(checkTranscriptWith(reference(format), inputFromText(file, text))));
+    // The repeat adds nothing: a new thread (no step), read all the same.
+    assert.equal(fast.session.threads?.length, 2, format);
+  }
+  fs.rmSync(dir, { recursive: true });
+});
+
 test('property: checkAgainst on two random logs: the report of the windows read exact (keepRewrites)', () => {
   fc.assert(
     fc.property(formatArb, fc.array(turnArb, { minLength: 2, maxLength: 8 }), fc.array(turnArb, { minLength: 2, maxLength: 8 }), mutationArb, (format, a, b, mutation) => {
