@@ -56,50 +56,23 @@ class RankTable {
     for (let i = table.indexOf(' '); i >= 0; i = table.indexOf(' ', i + 1)) spaces++;
     const starts = new Int32Array(spaces + 1);
     const ranks = new Int32Array(spaces);
-    let count = 0;
-    let size = 0;
-    let pos = 0;
-    while (pos < table.length) {
-      let end = table.indexOf('\n', pos);
-      if (end < 0) end = table.length;
-      // `! offset t0 t1 …`: token i has rank offset + i.
-      const first = table.indexOf(' ', pos);
-      const second = first < 0 || first > end ? -1 : table.indexOf(' ', first + 1);
-      if (second >= 0 && second < end) {
-        let rank = Number.parseInt(table.slice(first + 1, second), 10);
-        let at = second + 1;
-        while (at < end) {
-          let stop = table.indexOf(' ', at);
-          if (stop < 0 || stop > end) stop = end;
-          starts[count] = size;
-          size = decodeBase64(table, at, stop, bytes, size);
-          ranks[count++] = rank++;
-          at = stop + 1;
-        }
-      }
-      pos = end + 1;
-    }
-    starts[count] = size;
+    const hashes = new Int32Array(spaces);
+    const read = readTokens(table, bytes, starts, ranks, hashes);
     this.bytes = bytes;
     this.starts = starts;
     this.ranks = ranks;
     let capacity = 1;
-    while (capacity < count * 2) capacity <<= 1;
+    while (capacity < read * 2) capacity <<= 1;
     this.slots = new Int32Array(capacity);
     this.mask = capacity - 1;
-    for (let k = 0; k < count; k++) this.insert(k);
-  }
-
-  private insert(k: number): void {
-    const start = this.starts[k] as number;
-    const end = this.starts[k + 1] as number;
-    let slot = hash(this.bytes, start, end) & this.mask;
-    // A later duplicate of the same bytes replaces the earlier one (as a Map set would).
-    while (this.slots[slot] !== 0) {
-      if (this.equals(((this.slots[slot] as number) - 1), this.bytes, start, end)) break;
-      slot = (slot + 1) & this.mask;
+    // One loop over the tokens (see `readTokens`); a later duplicate of the same bytes replaces the earlier one (as a Map set would).
+    for (let k = 0; k < read; k++) {
+      const start = starts[k] as number;
+      const end = starts[k + 1] as number;
+      let slot = (hashes[k] as number) & this.mask;
+      while (this.slots[slot] !== 0 && !this.equals((this.slots[slot] as number) - 1, bytes, start, end)) slot = (slot + 1) & this.mask;
+      this.slots[slot] = k + 1;
     }
-    this.slots[slot] = k + 1;
   }
 
   private equals(k: number, bytes: Uint8Array, from: number, to: number): boolean {
@@ -121,22 +94,58 @@ class RankTable {
   }
 }
 
-/** Decodes the base64 text[from, to) into out from `at`; returns the end. */
-function decodeBase64(text: string, from: number, to: number, out: Uint8Array, at: number): number {
-  let acc = 0;
-  let bits = 0;
-  for (let i = from; i < to; i++) {
-    const code = text.charCodeAt(i);
-    const digit = code < 128 ? (DIGITS[code] as number) : -1;
-    if (digit < 0) break;
-    acc = ((acc << 6) | digit) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[at++] = (acc >> bits) & 0xff;
+/**
+ * Reads the table's lines (`! offset t0 t1 …`: token i has rank offset + i)
+ * in one pass: each token's base64 digits decoded into `bytes` (up to its
+ * first non-digit, its padding), where it starts, its rank and the FNV-1a
+ * hash of its bytes (`hash`'s). Returns how many tokens were read. One loop,
+ * not a call per token: it runs once per process, mostly before the JIT has
+ * optimised anything.
+ */
+function readTokens(table: string, bytes: Uint8Array, starts: Int32Array, ranks: Int32Array, hashes: Int32Array): number {
+  let count = 0;
+  let size = 0;
+  let pos = 0;
+  while (pos < table.length) {
+    let end = table.indexOf('\n', pos);
+    if (end < 0) end = table.length;
+    const first = table.indexOf(' ', pos);
+    const second = first < 0 || first > end ? -1 : table.indexOf(' ', first + 1);
+    if (second >= 0 && second < end) {
+      let rank = Number.parseInt(table.slice(first + 1, second), 10);
+      let at = second + 1;
+      while (at < end) {
+        starts[count] = size;
+        let acc = 0;
+        let bits = 0;
+        let h = 0x811c9dc5;
+        let digits = true;
+        for (; at < end; at++) {
+          const code = table.charCodeAt(at);
+          if (code === 32) break;
+          const digit = digits && code < 128 ? (DIGITS[code] as number) : -1;
+          if (digit < 0) {
+            digits = false;
+            continue;
+          }
+          acc = ((acc << 6) | digit) & 0xffffff;
+          bits += 6;
+          if (bits >= 8) {
+            bits -= 8;
+            const byte = (acc >> bits) & 0xff;
+            bytes[size++] = byte;
+            h = Math.imul(h ^ byte, 0x01000193);
+          }
+        }
+        hashes[count] = h >>> 0;
+        ranks[count++] = rank++;
+        at++;
+      }
     }
+    pos = end + 1;
   }
-  return at;
+  starts[count] = size;
+  return count;
 }
 
 /** Counts the tokens of texts with one rank table. */

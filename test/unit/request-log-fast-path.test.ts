@@ -205,7 +205,7 @@ test('a request read from a file that repeats the one before it (its carried mes
     const fast = checkTranscript(inputFromFile(file), { format });
     assert.deepEqual(comparable(fast), comparable(checkTranscriptWith(reference(format), inputFromText(file, text))));
     // The repeat adds nothing: a new thread (no step), read all the same.
-    assert.equal(fast.session.threads?.length, 2, format);
+    assert.equal(fast.session?.threads?.length, 2, format);
   }
   fs.rmSync(dir, { recursive: true });
 });
