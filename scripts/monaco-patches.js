@@ -46,17 +46,28 @@ const PATCHES = [
 const monacoPatches = {
   name: 'monaco-patches',
   setup(build) {
+    /** The patches applied in this build: one whose file no longer loads (moved, renamed, not imported) fails it too. */
+    const applied = new Set();
     // One handler per file (esbuild uses the first handler that matches a file).
     for (const file of new Set(PATCHES.map((p) => p.file.source))) {
       build.onLoad({ filter: new RegExp(file) }, async (args) => {
         let source = await fs.promises.readFile(args.path, 'utf8');
         for (const patch of PATCHES.filter((p) => p.file.source === file)) {
-          if (source.split(patch.find).length !== 2) throw new Error(`monaco-patches: the snippet to edit is not once in ${args.path} (Monaco upgraded?): ${patch.why}`);
-          source = source.replace(patch.find, patch.replace);
+          const parts = source.split(patch.find);
+          if (parts.length !== 2) throw new Error(`monaco-patches: the snippet to edit is not once in ${args.path} (Monaco upgraded?): ${patch.why}`);
+          // Joined, not String.replace: the replacement is inserted literally (no `$&` patterns).
+          source = parts.join(patch.replace);
+          applied.add(patch);
         }
         return { contents: source, loader: 'js' };
       });
     }
+    build.onEnd((result) => {
+      const missing = PATCHES.filter((p) => !applied.has(p));
+      applied.clear();
+      if (result.errors.length > 0 || missing.length === 0) return;
+      return { errors: missing.map((p) => ({ text: `monaco-patches: no file matching ${p.file} was bundled (Monaco upgraded?): ${p.why}` })) };
+    });
   },
 };
 
