@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { Checker } from './checker';
-import { DocumentFollower, lineColumn, recognises, resolveLimits, type Report, type SourceRange } from './engine';
+import { DocumentFollower, fileHead, lineColumn, recognises, resolveLimits, type Report, type SourceRange } from './engine';
 import { readSettings } from './settings';
 import { SNIFF_CHARS } from './sniff';
 
@@ -65,9 +65,10 @@ export class DiskStarts {
     const file = uri.fsPath;
     const size = (await fs.promises.stat(file)).size;
     if (size < settings.workerThresholdBytes || size > resolveLimits(settings.limits).maxFileBytes) return undefined;
+    // Not a transcript (sniffed from its head: a large JSON file of another kind is never read whole), or not UTF-8: left to the document's own check.
+    if (!recognises(fileHead(file, SNIFF_CHARS))) return undefined;
     const text = await fs.promises.readFile(file, 'utf8');
-    // Not UTF-8, or not a transcript: left to the document's own check.
-    if (text.includes('\uFFFD') || !recognises(text.slice(0, SNIFF_CHARS))) return undefined;
+    if (text.includes('\uFFFD')) return undefined;
     const request = { kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits } as const;
     const findings = await this.checker.check({ ...request, keepRewrites: false }, 0).catch(() => undefined);
     if (findings) publish(findings);

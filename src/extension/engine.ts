@@ -346,6 +346,11 @@ export function recognises(head: string): boolean {
   return detectFormat(head) !== undefined;
 }
 
+/** A file's first `maxChars` characters, the rest not read (throws for a file that is not a regular one). */
+export function fileHead(path: string, maxChars: number): string {
+  return inputFromFile(path).head(maxChars);
+}
+
 /** Checks a file on disk as the engine reads it (a zip such as `.eval` included): the session view's check. */
 export function checkFile(path: string, tokens: TokenEncoding | false, limits: Partial<Limits>): Report {
   return checkTranscript(inputFromFile(path, limits), { keepRewrites: true, tokens, limits });
