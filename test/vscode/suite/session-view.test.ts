@@ -140,7 +140,8 @@ suite('session view', () => {
       fs.appendFileSync(file, source.slice(12).join('\n') + '\n');
       const grown = await lastView(session.uri, 'the grown snapshot', (n) => n > first.rows.length);
       assert.deepEqual(grown.summary.pairs, session.report?.session?.pairs, "the view shows Sessions' report");
-      assert.deepEqual(spy.calls.check, [], 'the view checked the file itself');
+      // Of this file only: the views earlier tests left open still re-check their own files when they change.
+      assert.deepEqual(spy.calls.check.filter((f) => f === file), [], 'the view checked the file itself');
     } finally {
       spy.restore();
     }
