@@ -5,10 +5,9 @@
  * Clicking opens the session view.
  */
 import * as vscode from 'vscode';
-import { isClean, statusText } from '../shared/session-text';
+import { isClean, problemsOf, statusText } from '../shared/session-text';
 import type { Session, Sessions } from './sessions';
 import { OPEN_SESSION_VIEW_COMMAND } from './session-view/editor';
-import { problemsOf } from './session-view/view';
 
 /** The session of the active editor only: a text editor of another file has none. */
 export function activeEditorSession(sessions: Sessions): Session | undefined {

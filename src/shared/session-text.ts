@@ -2,6 +2,7 @@
  * One-line texts about a session, shared by the status bar, the Rewrites view
  * and the session view's header. Pure (no `vscode`, no DOM).
  */
+import type { Report } from '../core/results';
 import type { PairCounts, SessionSummary } from '../core/session';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -29,4 +30,9 @@ export function threadSuffix(thread: number | undefined): string {
 /** True when nothing in the session needs a look: no abort or defer, no orphaned pair, no error or warning. */
 export function isClean(summary: SessionSummary, problems: number): boolean {
   return summary.decisions.abort === 0 && summary.decisions.defer === 0 && summary.pairs.orphaned === 0 && problems === 0;
+}
+
+/** Errors and warnings of a report. */
+export function problemsOf(report: Report): number {
+  return report.findings.filter((f) => f.severity !== 'info').length;
 }

@@ -7,7 +7,8 @@
  * rows of the file that should hold it; one not read is its header alone, saying why.
  */
 import type { SubAgent } from '../engine';
-import { anchorOf, blockOf, findingsByStep, problemsOf, threadHeader, type Block, type Nesting, type ParentCall } from './view';
+import { problemsOf } from '../../shared/session-text';
+import { anchorOf, blockOf, findingsByStep, threadHeader, type Block, type Nesting, type ParentCall } from './view';
 
 export function subAgentPieces(agents: readonly SubAgent[], main: Block, nested: Nesting, parentCalls: Map<number, ParentCall>): void {
   const blocks = agents.map((agent, file) => {

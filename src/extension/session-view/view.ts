@@ -12,6 +12,7 @@ import { CARRIED_FROM, pairStates, renderJson, toolPairs, type ContextWindow, ty
 import { placeFindings, placeUsage, rowFinding, rowsByFile, rowStart } from './place';
 import { requestOrder } from './request-order';
 import { subAgentPieces } from './sub-agent-rows';
+import { problemsOf } from '../../shared/session-text';
 import { SESSION_PROTOCOL_VERSION, type RowFinding, type RowTool, type SessionView, type TimelineRow } from '../../shared/session-protocol';
 
 /** Characters of a message's text sent to the webview (the size badge says the rest). */
@@ -162,11 +163,6 @@ export function sessionView(report: Report, textual: boolean, generation = 0): S
     fileCache: agents.map((a) => a.report?.session?.cache ?? []),
     generation,
   };
-}
-
-/** Errors and warnings of a report. */
-export function problemsOf(report: Report): number {
-  return report.findings.filter((f) => f.severity !== 'info').length;
 }
 
 /**
