@@ -125,10 +125,18 @@ export function alignFound(beforeLength: number, find: TextFinder, sides: AlignS
 function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSides, out: Alignment): void {
   const { afterOrigin, afterKind, beforeFate } = out;
   const [before, after] = sides.shared ? [sides.shared.before, sides.shared.after] : [[], []];
+  const shared = Math.min(beforeLength, before.length);
   let next = 0;
   for (let i = 0; i < sides.afterLength; i++) {
-    const known = next < beforeLength && ((next < before.length && after[i] === before[next]) || sides.same?.(i, next));
-    const j = known ? next : find(i, next);
+    // A run of shared messages (a window kept, or cut and shifted) is matched in place.
+    while (i < sides.afterLength && next < shared && after[i] === before[next]) {
+      afterOrigin[i] = next;
+      afterKind[i] = SAME;
+      beforeFate[next] = i++;
+      next++;
+    }
+    if (i === sides.afterLength) return;
+    const j = next < beforeLength && sides.same?.(i, next) ? next : find(i, next);
     if (j === -1) continue;
     afterOrigin[i] = j;
     afterKind[i] = SAME;

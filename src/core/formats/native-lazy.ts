@@ -125,18 +125,23 @@ function add(id: unknown, m: number, into: Mentions): boolean {
 
 /** Adds the ids message m mentions; false when one is empty. */
 function mention(value: Plain, m: number, into: Mentions): boolean {
-  if (!add(value.tool_call_id, m, into)) return false;
+  const callId = value.tool_call_id;
+  if (callId !== undefined && !add(callId, m, into)) return false;
   const content = value.content;
   if (Array.isArray(content)) {
+    // As the reader iterates them (for…of).
     for (const part of content as unknown[]) {
       if (typeof part !== 'object' || part === null) continue;
-      const p = part as Plain;
-      if (!add(p.type === 'tool_use' ? p.id : p.type === 'tool_result' ? p.tool_use_id : undefined, m, into)) return false;
+      const type = (part as Plain).type;
+      const id = type === 'tool_use' ? (part as Plain).id : type === 'tool_result' ? (part as Plain).tool_use_id : undefined;
+      if (id !== undefined && !add(id, m, into)) return false;
     }
   }
   const calls = value.tool_calls;
   if (!Array.isArray(calls)) return true;
-  for (const call of calls as unknown[]) if (typeof call === 'object' && call !== null && !add((call as Plain).id, m, into)) return false;
+  for (const call of calls as unknown[]) {
+    if (typeof call === 'object' && call !== null && !add((call as Plain).id, m, into)) return false;
+  }
   return true;
 }
 
@@ -213,30 +218,41 @@ function cutSources(messages: readonly LazyMessage[], mentions: Mentions, render
  * The messages before `cut` mentioning an id also mentioned from `cut` on
  * (`fromBefore`: from the first of them to `cut`), or those from `cut` on
  * mentioning an id also mentioned before it (from `cut` to past the last).
- * The ids of the smaller side are gathered; the other side is looked up.
+ * The ids of the smaller side are gathered with where they are first (or
+ * last) mentioned; the other side is looked up.
  */
 function reaching(mentions: Mentions, cut: number, fromBefore: boolean): Span {
   const { id, message } = mentions;
   const k0 = partitionPoint(id.length, (k) => (message[k] as number) < cut);
-  const [near, far] = fromBefore ? [[0, k0], [k0, id.length]] : [[k0, id.length], [0, k0]];
-  const crossing = crossingIds(id, near as [number, number], far as [number, number]);
-  if (fromBefore) {
-    for (let k = 0; k < k0; k++) if (crossing.has(id[k] as string)) return { from: message[k] as number, to: cut };
-  } else {
-    for (let k = id.length - 1; k >= k0; k--) if (crossing.has(id[k] as string)) return { from: cut, to: (message[k] as number) + 1 };
-  }
-  return { from: cut, to: cut };
+  const k = farthestCrossing(id, k0, fromBefore);
+  if (k < 0) return { from: cut, to: cut };
+  return fromBefore ? { from: message[k] as number, to: cut } : { from: cut, to: (message[k] as number) + 1 };
 }
 
-/** The ids mentioned both in mentions [near) and [far), holding a set of the smaller range's ids. */
-function crossingIds(id: readonly string[], near: [number, number], far: [number, number]): ReadonlySet<string> {
-  const [small, large] = near[1] - near[0] <= far[1] - far[0] ? [near, far] : [far, near];
-  const seen = new Set<string>();
-  for (let k = small[0]; k < small[1]; k++) seen.add(id[k] as string);
-  const both = new Set<string>();
-  if (seen.size === 0) return both;
-  for (let k = large[0]; k < large[1]; k++) if (seen.has(id[k] as string)) both.add(id[k] as string);
-  return both;
+/**
+ * Of the mentions of an id mentioned both before `k0` and from it on, the
+ * first one before `k0` (`first`), else the last one from `k0` on; -1 when
+ * no id is mentioned on both sides. One side's ids are held (the smaller),
+ * each at its first or last mention; the other side is looked up.
+ */
+function farthestCrossing(id: readonly string[], k0: number, first: boolean): number {
+  const smallBefore = k0 <= id.length - k0;
+  const [from, to] = smallBefore ? [0, k0] : [k0, id.length];
+  const held = new Map<string, number>();
+  // The mention kept per id: the first one before k0 (`first`), the last from k0 on; any one on the side not asked for.
+  const keepLast = !smallBefore && !first;
+  for (let k = from; k < to; k++) if (keepLast || !held.has(id[k] as string)) held.set(id[k] as string, k);
+  if (held.size === 0) return -1;
+  const [lookFrom, lookTo] = smallBefore ? [k0, id.length] : [0, k0];
+  let best = -1;
+  for (let k = lookFrom; k < lookTo; k++) {
+    const at = held.get(id[k] as string);
+    if (at === undefined) continue;
+    // The mention asked for is the held one when it is on the asked side, else this one.
+    const candidate = smallBefore === first ? at : k;
+    if (best < 0 || (first ? candidate < best : candidate > best)) best = candidate;
+  }
+  return best;
 }
 
 /** Lookups of one id by a scan of the mentions before they are indexed. */
