@@ -239,9 +239,9 @@ function farthestCrossing(id: readonly string[], k0: number, first: boolean): nu
   const smallBefore = k0 <= id.length - k0;
   const [from, to] = smallBefore ? [0, k0] : [k0, id.length];
   const held = new Map<string, number>();
-  // The mention kept per id: the first one before k0 (`first`), the last from k0 on; any one on the side not asked for.
-  const keepLast = !smallBefore && !first;
-  for (let k = from; k < to; k++) if (keepLast || !held.has(id[k] as string)) held.set(id[k] as string, k);
+  // The mention kept per id (the last one set): the first one before k0 (`first`), the last from k0 on; any one on the side not asked for.
+  if (!smallBefore && !first) for (let k = from; k < to; k++) held.set(id[k] as string, k);
+  else for (let k = to - 1; k >= from; k--) held.set(id[k] as string, k);
   if (held.size === 0) return -1;
   const [lookFrom, lookTo] = smallBefore ? [k0, id.length] : [0, k0];
   let best = -1;

@@ -97,7 +97,7 @@ function modifiedFinding(a: RewriteAnalysis, j: number, i: number): Finding {
 
 function removedFinding(a: RewriteAnalysis, from: number, to: number, nextAfter: number): Finding {
   const before = a.rewrite.before.messages;
-  const span = spanOf(before.slice(from, to));
+  const span = spanOf(before, from, to);
   const at = nextAfter >= 0 ? a.rewrite.after.messages[nextAfter]?.source : undefined;
   const count = to - from;
   return ruleFinding(meta, firstRange(at, a.rewrite.after.messagesSource, rewriteRange(a.rewrite)), `${count} consumed message${count === 1 ? ' was' : 's were'} removed here (${count === 1 ? messageName(a.rewrite.before, from) : spanName(messageName(a.rewrite.before, from), messageName(a.rewrite.before, to - 1))} of the context before)`, {
@@ -105,10 +105,11 @@ function removedFinding(a: RewriteAnalysis, from: number, to: number, nextAfter:
   });
 }
 
-/** The smallest range covering the messages' sources (a session's messages need not be in file order). */
-function spanOf(messages: readonly Message[]): SourceRange | undefined {
+/** The smallest range covering the sources of messages [from, to) (a session's messages need not be in file order). */
+function spanOf(messages: readonly Message[], from: number, to: number): SourceRange | undefined {
   let span: SourceRange | undefined;
-  for (const { source } of messages) {
+  for (let m = from; m < to; m++) {
+    const source = (messages[m] as Message).source;
     if (source) span = span ? { start: Math.min(span.start, source.start), end: Math.max(span.end, source.end) } : source;
   }
   return span;
