@@ -169,6 +169,8 @@ interface Place {
 function readLine(bytes: Buffer, previous: Previous | undefined, at: Place, maxLineChars: number): { line: SourceLine; previous: Omit<Previous, 'bytes'>; chars: number } {
   if (bytes.length > 3 * maxLineChars) throw lineTooLong(at.index, maxLineChars);
   const valid = isAscii(bytes) ? 'ascii' : isUtf8(bytes);
+  // Counted before it is decoded: a line too long may be too long for a string too.
+  if (bytes.length > maxLineChars && charsOf(bytes, valid) > maxLineChars) throw lineTooLong(at.index, maxLineChars);
   const shared = previous && valid ? sharedPrefix(previous, bytes) : 0;
   const marks = valid === 'ascii' ? undefined : valid ? marksOf(bytes, previous, shared) : 'invalid';
   const cr = bytes[bytes.length - 1] === 13 ? 1 : 0;
@@ -237,6 +239,12 @@ function marksOf(bytes: Buffer, previous: Previous | undefined, shared: number):
     marks[j + 1] = chars;
   }
   return marks;
+}
+
+/** The characters the line decodes to. */
+function charsOf(bytes: Buffer, valid: 'ascii' | boolean): number {
+  if (valid === 'ascii') return bytes.length;
+  return valid ? countChars(bytes, 0, bytes.length) : FULL.decode(bytes).length;
 }
 
 /** UTF-16 characters of valid UTF-8 bytes [from, to): every byte that starts a character, twice for one outside the BMP. */

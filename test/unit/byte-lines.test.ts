@@ -111,3 +111,11 @@ test('lines that each keep a little of the line before and add much (their chain
   );
   assert.ok(read.slice(1).every((line) => (line.same ?? 0) >= shared.length));
 });
+
+test('maxLineChars counts characters, not bytes: a line of that many passes however many bytes they take, one more is too long', () => {
+  const read = (text: string) => [...linesFromBytes(chunked(Buffer.from(text), [7]), 10)].map((line) => line.text);
+  assert.deepEqual(read('éééééééé😀\nabc\n'), ['éééééééé😀', 'abc']);
+  assert.throws(() => read('abc\nééééééééééé\n'), /line 2 is longer than the maxLineChars limit \(10 characters\)/);
+  assert.throws(() => read('abcdefghijk'), /line 1 is longer than the maxLineChars limit/);
+  assert.throws(() => read(`${'😀'.repeat(40)}\n`), /line 1 is longer than the maxLineChars limit/);
+});
