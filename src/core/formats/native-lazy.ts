@@ -165,8 +165,8 @@ function mentionsOfId(mentions: Mentions, id: string): number[] {
   if (known) return known;
   const out: number[] = [];
   (mentions.found ??= new Map()).set(id, out);
-  for (let k = 0; k < mentions.id.length; k++) {
-    if (mentions.id[k] !== id) continue;
+  // By the builtin search (fast from the first call: a cut's few ids are looked up once per judgement).
+  for (let k = mentions.id.indexOf(id); k >= 0; k = mentions.id.indexOf(id, k + 1)) {
     const m = mentions.message[k] as number;
     if (out[out.length - 1] !== m) out.push(m);
   }
