@@ -38,9 +38,9 @@ export class Checker implements vscode.Disposable {
   /**
    * Checks a document followed as it grows: after an append only the new
    * lines are read, after an edit the text from the checkpoint before it
-   * (`DocumentFollower.prepare`), else the whole document. What is left to read
-   * is read inline under `thresholdBytes`, else in slices between other work.
-   * Undefined when a later check of the document took over the read.
+   * (`DocumentFollower.prepare`, once), else the whole document. What is left
+   * to read is read inline under `thresholdBytes`, else in slices between other
+   * work. Undefined when a later check of the document took over the read.
    */
   async follow(request: TranscriptRequest, thresholdBytes: number, follow: { readonly follower: DocumentFollower; readonly version: number; readonly editedAt: number }): Promise<Report | undefined> {
     const { follower, version, editedAt } = follow;
@@ -48,10 +48,10 @@ export class Checker implements vscode.Disposable {
     if (from === 'rewound') this.stats.rewound++;
     if (request.text.length - follower.position < thresholdBytes) {
       this.stats[from === 'appended' ? 'followed' : 'inline']++;
-      return follower.check(request, version, editedAt);
+      return follower.read(request, version);
     }
     this.stats.sliced++;
-    return this.showingProgress(request, () => follower.readInSlices(request, version, editedAt, pause, SLICE_CHARS));
+    return this.showingProgress(request, () => follower.readInSlices(request, version, pause, SLICE_CHARS));
   }
 
   /** Checks a request; in a worker when the text is at least `thresholdBytes` long (UTF-16 units ≈ bytes). */

@@ -134,8 +134,10 @@ const GUARD_CHARS = 256;
  * the extension host thread. After an edit it was told of (`edited`), the
  * document is read again from the last checkpoint of the check before the
  * first changed character (core/follow.ts `rewind`): the report before it is
- * kept. Any other change (a truncation, a replaced file, other settings, an
- * edit in the head) reads the document again from the start.
+ * kept; so is it after an edit during a read in slices (the read stops, the
+ * next goes back to the checkpoint before the earliest edit). Any other change
+ * (a truncation, a replaced file, other settings, an edit in the head) reads
+ * the document again from the start.
  */
 export class DocumentFollower {
   private follower: Follower | undefined;
@@ -147,8 +149,10 @@ export class DocumentFollower {
   private bytes = 0;
   /** The last report, and the position it was made at (a check with nothing new to read gives it again). */
   private last: { readonly report: Report; readonly position: number } | undefined;
-  /** A slice-by-slice read in progress (`readInSlices`): the follower is not used meanwhile. */
+  /** A slice-by-slice read in progress (`readInSlices`): the guard is not the read position's meanwhile. */
   private busy = false;
+  /** Counts the reads set up (`prepare`): a read in slices stops when a later one was set up. */
+  private reads = 0;
   /** The edits since the version read last: the document version after each, and the first character it changed. */
   private edits: { readonly version: number; readonly from: number }[] = [];
 
@@ -175,22 +179,31 @@ export class DocumentFollower {
   }
 
   /**
-   * Sets up the read of `request`: on from the read position after an append,
-   * from the last checkpoint before the first character edited since the
-   * version read, or from the start. Says which.
+   * Sets up the read of `request` (a read in slices still running stops): on
+   * from the read position after an append, from the last checkpoint before
+   * the first character edited since the version read, or from the start.
+   * Says which. Then `read` or `readInSlices` reads the rest.
    */
   prepare(request: TranscriptRequest, version: number, editedAt: number): 'appended' | 'rewound' | 'restarted' {
+    this.reads++;
     if (this.follows(request, editedAt)) return 'appended';
-    if (this.rewinds(request, version, editedAt)) return 'rewound';
-    this.restart(request);
-    return 'restarted';
+    const from = this.rewinds(request, version, editedAt) ? 'rewound' : 'restarted';
+    if (from === 'restarted') this.restart(request);
+    this.busy = false;
+    return from;
   }
 
-  /** Goes back to the last checkpoint before the edits since the version read, when every one of them is known. */
+  /** `prepare`, then `read`: the report of `request`'s text. */
+  check(request: TranscriptRequest, version: number, editedAt: number): Report {
+    this.prepare(request, version, editedAt);
+    return this.read(request, version);
+  }
+
+  /** Goes back to the last checkpoint before the edits since the version read (a read in slices between them included), when every one of them is known. */
   private rewinds(request: TranscriptRequest, version: number, editedAt: number): boolean {
     const follower = this.follower;
     const since = this.edits.filter((e) => e.version > this.version);
-    if (!follower || this.busy || since[since.length - 1]?.version !== editedAt || JSON.stringify([request.tokens, request.limits]) !== this.settings) return false;
+    if (!follower || since[since.length - 1]?.version !== editedAt || JSON.stringify([request.tokens, request.limits]) !== this.settings) return false;
     if (!follower.rewind(Math.min(...since.map((e) => e.from)))) return false;
     this.last = undefined;
     this.bytes = Buffer.byteLength(request.text.slice(0, follower.position), 'utf8');
@@ -198,9 +211,8 @@ export class DocumentFollower {
     return true;
   }
 
-  /** The report of `request`'s text: only what `prepare` left to read is read. */
-  check(request: TranscriptRequest, version: number, editedAt: number): Report {
-    this.prepare(request, version, editedAt);
+  /** The report of `request`'s text, what `prepare` left to read read inline. */
+  read(request: TranscriptRequest, version: number): Report {
     const follower = this.follower as Follower;
     const more = request.text.slice(follower.position);
     if (more === '' && this.last?.position === follower.position) {
@@ -247,31 +259,31 @@ export class DocumentFollower {
   /**
    * The report of a large document, what `prepare` left to read read in
    * slices so other work runs between them (`pause`); what was read stays for
-   * the next append. Undefined when a check of the document started meanwhile
-   * took over (it reads it itself). Throws as `check` does (the text is not a
-   * transcript).
+   * the next append. Undefined when a check of the document set up meanwhile
+   * (`prepare`) took over: this read stops there. Throws as `read` does (the
+   * text is not a transcript).
    */
-  async readInSlices(request: TranscriptRequest, version: number, editedAt: number, pause: () => Promise<void>, slice = 1 << 20): Promise<Report | undefined> {
-    this.prepare(request, version, editedAt);
+  async readInSlices(request: TranscriptRequest, version: number, pause: () => Promise<void>, slice = 1 << 20): Promise<Report | undefined> {
     const follower = this.follower as Follower;
+    const mine = this.reads;
     this.busy = true;
     try {
       for (let at = follower.position; at < request.text.length; at += slice) {
         await pause();
-        if (this.follower !== follower) return undefined;
+        if (this.reads !== mine) return undefined;
         follower.read(request.text.slice(at, at + slice));
       }
       await pause();
-      if (this.follower !== follower) return undefined;
+      if (this.reads !== mine) return undefined;
       // Of the whole text: a slice may end inside a surrogate pair, whose halves alone count 3 bytes each.
       this.bytes = Buffer.byteLength(request.text, 'utf8');
       this.readUpTo(request.text, version);
       return this.report(follower);
     } catch (error) {
-      if (this.follower === follower) this.follower = undefined;
+      if (this.reads === mine) this.follower = undefined;
       throw error;
     } finally {
-      if (this.follower === follower) this.busy = false;
+      if (this.reads === mine) this.busy = false;
     }
   }
 
@@ -279,7 +291,6 @@ export class DocumentFollower {
     const limits = request.limits;
     this.follower = new Follower(request.file, { ...checkOptions(request), maxTextBytes: resolveLimits(limits).maxFileBytes, rewindable: true });
     this.settings = JSON.stringify([request.tokens, limits]);
-    this.busy = false;
     this.bytes = 0;
     this.last = undefined;
   }

@@ -19,6 +19,13 @@ const file = '/tmp/session.jsonl';
 const request = (text: string, limits: TranscriptRequest['limits'] = {}): TranscriptRequest => ({ kind: 'transcript', file, text, tokens: false, limits });
 const lines = session.split(/(?<=\n)/);
 const upTo = (n: number) => lines.slice(0, n).join('');
+const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** As the Checker reads a large document: `prepare` once, then the rest in slices. */
+function sliced(follower: DocumentFollower, request: TranscriptRequest, version: number, editedAt: number, slice: number) {
+  follower.prepare(request, version, editedAt);
+  return follower.readInSlices(request, version, pause, slice);
+}
 
 describe('DocumentFollower', () => {
   it('after appends reads only the new lines and reports what checkRequest reports', () => {
@@ -61,14 +68,13 @@ describe('DocumentFollower', () => {
 
   it('a large document read in slices gives checkRequest\'s report and follows its next append; a check meanwhile takes over', async () => {
     const follower = new DocumentFollower();
-    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
-    const reading = follower.readInSlices(request(upTo(40)), 1, -1, pause, 4096);
+    const reading = sliced(follower, request(upTo(40)), 1, -1, 4096);
     assert.equal(follower.follows(request(upTo(41)), -1), false, 'not while reading');
     assert.deepEqual(await reading, checkRequest(request(upTo(40))));
     assert.equal(follower.follows(request(upTo(41)), -1), true);
     assert.deepEqual(follower.check(request(upTo(41)), 2, -1), checkRequest(request(upTo(41))));
 
-    const again = follower.readInSlices(request(upTo(40)), 3, -1, pause, 4096);
+    const again = sliced(follower, request(upTo(40)), 3, -1, 4096);
     assert.deepEqual(follower.check(request(upTo(30)), 4, 4), checkRequest(request(upTo(30))), 'a check during the read');
     assert.equal(await again, undefined, 'the superseded read gives no report');
     assert.equal(follower.position, upTo(30).length, 'the superseded read stopped');
@@ -98,13 +104,49 @@ describe('DocumentFollower after an edit it was told of', () => {
     const twice = change(change(edited, last + 40), middle);
     follower.edited(3, last + 40);
     follower.edited(4, middle);
-    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
-    assert.deepEqual(await follower.readInSlices(at(twice), 4, 4, pause, 4096), checkRequest(at(twice)));
+    assert.deepEqual(await sliced(follower, at(twice), 4, 4, 4096), checkRequest(at(twice)));
 
     // An edit not told of (editedAt past every edit known) reads from the start.
     const head = change(twice, twice.indexOf('the', 1000));
     assert.equal(follower.prepare(at(head), 5, 5), 'restarted');
     assert.deepEqual(follower.check(at(head), 5, 5), checkRequest(at(head)));
+  });
+
+  it('a second edit while the first one\'s re-check reads in slices: that read stops, the next goes back to the checkpoint before the earlier edit', async () => {
+    const follower = new DocumentFollower();
+    follower.check(at(text), 1, -1);
+    const last = text.indexOf('the', text.lastIndexOf('\n', text.length - 2) + 1);
+    const edited = change(text, last);
+    follower.edited(2, last);
+    assert.equal(follower.prepare(at(edited), 2, 2), 'rewound');
+    const first = follower.readInSlices(at(edited), 2, pause, 1024);
+    await pause();
+    await pause();
+    const reading = follower.position;
+    assert.ok(reading < edited.length, 'the first re-check is still reading');
+
+    const earlier = text.indexOf('the', Math.floor(text.length * 0.8));
+    const twice = change(edited, earlier);
+    follower.edited(3, earlier);
+    assert.equal(follower.prepare(at(twice), 3, 3), 'rewound', 'not read again from the start');
+    const rewound = follower.position;
+    assert.ok(rewound > text.length / 2 && rewound <= earlier, `went back to ${rewound}, before the edit at ${earlier}, not to 0 of ${text.length}`);
+    assert.equal(await first, undefined, 'the first read gives no report');
+    assert.equal(follower.position, rewound, 'and stopped reading');
+    assert.deepEqual(await follower.readInSlices(at(twice), 3, pause, 1024), checkRequest(at(twice)));
+
+    // An edit past the first read's position, before it ended: the same.
+    const third = change(twice, last + 20);
+    follower.edited(4, last + 20);
+    follower.prepare(at(third), 4, 4);
+    const reread = follower.readInSlices(at(third), 4, pause, 1024);
+    await pause();
+    const fourth = change(third, earlier + 40);
+    follower.edited(5, earlier + 40);
+    assert.equal(follower.prepare(at(fourth), 5, 5), 'rewound');
+    assert.deepEqual(follower.read(at(fourth), 5), checkRequest(at(fourth)), 'read inline after the stopped read in slices');
+    assert.equal(await reread, undefined);
+    assert.equal(follower.follows(at(`${fourth}`), 5), true, 'the next append reads on from there');
   });
 });
 
@@ -144,9 +186,8 @@ describe('DocumentFollower.readAppended: lines appended on disk read from the fi
     const text = `${read.slice(0, inString)}\u{1F600}${read.slice(inString)}`;
     const { real, at } = onDisk(text);
     const follower = new DocumentFollower();
-    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
     // The first slice ends after the emoji's first half.
-    assert.deepEqual(await follower.readInSlices(at(text), 1, -1, pause, inString + 1), checkRequest(at(text)));
+    assert.deepEqual(await sliced(follower, at(text), 1, -1, inString + 1), checkRequest(at(text)));
     fs.appendFileSync(real, lines[40]!);
     assert.deepEqual(follower.readAppended(real), checkRequest(at(`${text}${lines[40]}`)), 'the append read from the file');
   });
