@@ -33,9 +33,18 @@ const HEAD_CHARS = 64 * 1024;
 
 /**
  * The fewest characters between two checkpoints (at least a 256th of the text
- * before them, so a long file keeps a few hundred, each a fork of the check).
+ * before them).
  */
 const CHECKPOINT_CHARS = 64 * 1024;
+
+/**
+ * The most checkpoints kept. Each holds what its reading held then (a request
+ * log's last request, parsed: several times its line), so without a bound a
+ * large log kept tens of times the memory of its check. Past it every other
+ * one is dropped, the latest kept: older text has fewer, and a rewind there
+ * reads more again.
+ */
+const MAX_CHECKPOINTS = 32;
 
 /** Rewinds in a row (each adds one lookup to the forks' walked messages) before `rewind` declines and the caller reads from the start. */
 const MAX_REWINDS = 64;
@@ -226,6 +235,8 @@ export class Follower {
     if (fed - last < Math.max(CHECKPOINT_CHARS, last >> 8)) return;
     const frozen = forkReading(reading, reading.starts);
     this.checkpoints.push({ fed, fedBytes: this.options.maxTextBytes === undefined ? 0 : fedBytes(), reading: frozen, lineStarts: reading.starts.lineStarts().length });
+    const count = this.checkpoints.length;
+    if (count > MAX_CHECKPOINTS) this.checkpoints = this.checkpoints.filter((_, i) => (count - 1 - i) % 2 === 0);
   }
 
   /** One line through the checks `checkTranscript` makes on its input, then the reader; a stop is said once. */

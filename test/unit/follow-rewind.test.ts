@@ -130,6 +130,26 @@ describe('a followed file rewound to the checkpoint before an edit', () => {
     });
   }
 
+  it('keeps a bounded number of checkpoints on a long log (each holds its reading\'s last request), and still rewinds to one before an edit anywhere', () => {
+    const file = path.join(dir, 'long.jsonl');
+    generateLog(file, { format: 'anthropic', requests: 80, bytesPerTurn: 1000, seed: 7 });
+    let text = fs.readFileSync(file, 'utf8');
+    const options = { keepRewrites: true, tokens: false } as const;
+    const follower = new Follower('long.jsonl', { ...options, rewindable: true });
+    follower.read(text);
+    // Private: what the follower holds is the point (unbounded, this log kept 44).
+    const kept = () => (follower as unknown as { checkpoints: readonly { fed: number }[] }).checkpoints;
+    assert.ok(text.length > 33 * 64 * 1024 && kept().length <= 32, `${kept().length} checkpoints kept for ${text.length} characters`);
+    for (const pick of [0.98, 0.6, 0.3]) {
+      const edited = EDITS['a word changed']!(text, pick);
+      assert.ok(follower.rewind(edited.from), `rewound for an edit at ${edited.from}`);
+      assert.ok(follower.position <= edited.from && follower.position >= edited.from - text.length / 8, `from ${follower.position}, a checkpoint shortly before ${edited.from}`);
+      text = edited.text;
+      assert.deepEqual(follower.append(text.slice(follower.position)), checkTranscript({ file: 'long.jsonl', text }, options));
+      assert.ok(kept().length <= 32);
+    }
+  });
+
   it('reads only from the checkpoint before the edit on: an edit of the last line reads a few lines again, not the file', () => {
     const text = log('anthropic', 40, 1);
     const read: SourceLine[] = [];
