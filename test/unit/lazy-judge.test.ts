@@ -26,7 +26,7 @@ const ignore = () => undefined;
 /** The full path: the JSON-node reader, a fresh engine context, the full judge. */
 const nodeWindow = (value: unknown, base?: ContextWindow): ContextWindow => proposalWindow(readWindowFields(fromValue(value), ignore), base, new RenderCache());
 
-const idArb = fc.constantFrom('c1', 'c2', 'c3', 'c4', 'c5', 'c6');
+const idArb = fc.constantFrom('c1', 'c2', 'c3', 'c4', '__proto__', 'constructor');
 const nameArb = fc.constantFrom('search', 'fetch', 'query_db');
 const textArb = fc.constantFrom('ok', 'Looking.', 'done', '[elided: 3 messages]', 'héllo ✓');
 const inputArb = fc.constantFrom<Plain>({ q: 'a', n: 1 }, { n: 1, q: 'a' }, {});
