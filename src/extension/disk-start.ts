@@ -14,10 +14,10 @@ import * as vscode from 'vscode';
 import type { Checker } from './checker';
 import { DocumentFollower, fileHead, lineColumn, recognises, resolveLimits, type Report, type SourceRange } from './engine';
 import { readSettings } from './settings';
-import { SNIFF_CHARS } from './sniff';
+import { EXTENSIONS as TRANSCRIPT_EXTENSIONS, SNIFF_CHARS } from './sniff';
 
-/** File names whose tabs are checked from disk (`prefixLens.include` globs wait for the document). */
-const EXTENSIONS = ['.json', '.jsonl'];
+/** File names whose tabs are checked from disk: the text ones (`prefixLens.include` globs wait for the document). */
+const EXTENSIONS = TRANSCRIPT_EXTENSIONS.filter((e) => e !== '.eval');
 
 /** A check from disk in progress or done: its follower, and its report once there. */
 interface DiskCheck {
@@ -81,9 +81,11 @@ export class DiskStarts {
 
 /** A report's range placed by its line starts (`Report.lineStarts`): for a file whose document is not there. */
 export function rangeByLines(starts: readonly number[], range: SourceRange): vscode.Range {
-  const at = (offset: number) => {
-    const { line, column } = lineColumn(starts, offset);
-    return new vscode.Position(line - 1, column - 1);
-  };
-  return new vscode.Range(at(range.start), at(range.end));
+  return new vscode.Range(positionByLines(starts, range.start), positionByLines(starts, range.end));
+}
+
+/** A report's offset placed by its line starts (text the document does not hold, or no document). */
+export function positionByLines(starts: readonly number[], offset: number): vscode.Position {
+  const { line, column } = lineColumn(starts, offset);
+  return new vscode.Position(line - 1, column - 1);
 }

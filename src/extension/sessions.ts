@@ -15,8 +15,8 @@ import * as vscode from 'vscode';
 import type { Checker } from './checker';
 import { readSettings, RECHECK_KEYS } from './settings';
 import { isTranscript } from './sniff';
-import { DocumentFollower, lineColumn, type FileText, type Report, type SourceRange, type StepReport } from './engine';
-import { DiskStarts } from './disk-start';
+import { DocumentFollower, type FileText, type Report, type SourceRange, type StepReport } from './engine';
+import { DiskStarts, positionByLines } from './disk-start';
 
 export class Session {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -90,9 +90,7 @@ export class Session {
   private position(offset: number): vscode.Position {
     const end = documentLength(this.document);
     const starts = this.current?.lineStarts ?? [];
-    if (offset <= end || starts.length === 0) return this.document.positionAt(offset);
-    const { line, column } = lineColumn(starts, offset);
-    return new vscode.Position(line - 1, column - 1);
+    return offset <= end || starts.length === 0 ? this.document.positionAt(offset) : positionByLines(starts, offset);
   }
 
   private async moveSelection(range: SourceRange, focus: boolean): Promise<void> {

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import { recognises } from './engine';
 import type { Settings } from './settings';
 
-const EXTENSIONS = ['.json', '.jsonl', '.eval'];
+/** File names that may hold a transcript (`.eval`: an Inspect log, a zip the engine reads from disk). */
+export const EXTENSIONS = ['.json', '.jsonl', '.eval'];
 /** How much of the document the sniff reads. */
 export const SNIFF_CHARS = 64 * 1024;
 
