@@ -27,9 +27,10 @@ export class Checker implements vscode.Disposable {
   /**
    * How many checks ran where (tests read it through the extension's API); `followed`: inline, only
    * the appended lines read; `sliced`: a large document read in slices between other work;
-   * `rewound`: (inline or in slices) read from the checkpoint before an edit, the report before it kept.
+   * `rewound`: (inline or in slices) read from the checkpoint before an edit, the report before it kept;
+   * `cancelled`: worker checks ended before their answer (a tab closed before its document came).
    */
-  readonly stats = { inline: 0, worker: 0, followed: 0, sliced: 0, rewound: 0, failures: [] as string[] };
+  readonly stats = { inline: 0, worker: 0, followed: 0, sliced: 0, rewound: 0, cancelled: 0, failures: [] as string[] };
 
   constructor(private readonly workerScript: string) {
     this.status.name = 'Prefix Lens: checking';
@@ -54,9 +55,9 @@ export class Checker implements vscode.Disposable {
     return this.showingProgress(request, () => follower.readInSlices(request, version, pause, SLICE_CHARS));
   }
 
-  /** Checks a request; in a worker when the text is at least `thresholdBytes` long (UTF-16 units ≈ bytes). */
-  check(request: CheckRequest, thresholdBytes: number): Promise<Report> {
-    return this.run(request, thresholdBytes, () => checkRequest(request));
+  /** Checks a request; in a worker when the text is at least `thresholdBytes` long (UTF-16 units ≈ bytes), ended when `signal` aborts. */
+  check(request: CheckRequest, thresholdBytes: number, signal?: AbortSignal): Promise<Report> {
+    return this.run(request, thresholdBytes, () => checkRequest(request), signal);
   }
 
   /** Checks a session's sub-agent files, each on its own; where `check` would check their texts together. */
@@ -64,15 +65,15 @@ export class Checker implements vscode.Disposable {
     return this.run(request, thresholdBytes, () => checkSubAgentFiles(request));
   }
 
-  private async run<T extends Report | CheckedSubAgent[]>(request: WorkerRequest, thresholdBytes: number, inline: () => T): Promise<T> {
+  private async run<T extends Report | CheckedSubAgent[]>(request: WorkerRequest, thresholdBytes: number, inline: () => T, signal?: AbortSignal): Promise<T> {
     if (requestSize(request).length < thresholdBytes) {
       this.stats.inline++;
       return inline();
     }
     this.stats.worker++;
     return this.showingProgress(request, () =>
-      this.inWorker<T>(request).catch((error: unknown) => {
-        this.stats.failures.push(String(error));
+      this.inWorker<T>(request, signal).catch((error: unknown) => {
+        if (!signal?.aborted) this.stats.failures.push(String(error));
         throw error;
       }),
     );
@@ -98,11 +99,20 @@ export class Checker implements vscode.Disposable {
     this.status.show();
   }
 
-  /** The worker's answer to `request` (of the kind `answerRequest` gives for it). */
-  private inWorker<T>(request: WorkerRequest): Promise<T> {
+  /** The worker's answer to `request` (of the kind `answerRequest` gives for it); the worker ended when `signal` aborts. */
+  private inWorker<T>(request: WorkerRequest, signal?: AbortSignal): Promise<T> {
     return new Promise((resolve, reject) => {
       const worker = new Worker(this.workerScript);
-      const finish = () => void worker.terminate();
+      const cancel = () => {
+        void worker.terminate();
+        this.stats.cancelled++;
+        reject(new Error('cancelled'));
+      };
+      signal?.addEventListener('abort', cancel, { once: true });
+      const finish = () => {
+        signal?.removeEventListener('abort', cancel);
+        void worker.terminate();
+      };
       worker.once('message', (answer: WorkerAnswer) => {
         finish();
         if (answer.ok) resolve(answer.result as T);

@@ -71,9 +71,18 @@ function sameFile(file: string, uri: vscode.Uri): boolean {
   return file === uri.fsPath || file === uri.toString();
 }
 
+/** What a diagnostic shows, as a string: two reports that show the same are published once. */
+function shownKey(d: vscode.Diagnostic): string {
+  const at = (r: vscode.Range) => `${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}`;
+  const related = (d.relatedInformation ?? []).map((r) => `${at(r.location.range)} ${r.message}`);
+  return JSON.stringify([at(d.range), d.severity, typeof d.code === 'object' ? d.code.value : d.code, d.message, related]);
+}
+
 export class DiagnosticsManager implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection('prefixLens');
   private readonly subscriptions: vscode.Disposable[] = [];
+  /** What is shown for each URI (`shownKey`s), and how many times it was published: a report that shows nothing new is not published again. */
+  private readonly shown = new Map<string, { readonly key: string; readonly times: number }>();
 
   constructor(
     private readonly sessions: Sessions,
@@ -81,8 +90,9 @@ export class DiagnosticsManager implements vscode.Disposable {
   ) {
     this.subscriptions.push(
       sessions.onDidUpdate((s) => this.publish(s)),
-      sessions.onDidClose((uri) => this.collection.delete(uri)),
-      sessions.onDidCheckOnDisk(({ uri, report }) => this.collection.set(uri, toDiagnostics(report, { uri, range: (r) => rangeByLines(report.lineStarts, r) }, readSettings(uri).severity, this.rulesDoc))),
+      sessions.onDidClose((uri) => this.clear(uri)),
+      sessions.onDidDropDiskCheck((uri) => this.clear(uri)),
+      sessions.onDidCheckOnDisk(({ uri, report }) => this.set(uri, toDiagnostics(report, { uri, range: (r) => rangeByLines(report.lineStarts, r) }, readSettings(uri).severity, this.rulesDoc))),
       vscode.workspace.onDidChangeConfiguration((e) => REPUBLISH_KEYS.some((k) => e.affectsConfiguration(k)) && this.republishAll()),
     );
   }
@@ -90,7 +100,26 @@ export class DiagnosticsManager implements vscode.Disposable {
   private publish(session: Session): void {
     if (!session.report) return;
     const overrides = readSettings(session.uri).severity;
-    this.collection.set(session.uri, toDiagnostics(session.report, session, overrides, this.rulesDoc));
+    this.set(session.uri, toDiagnostics(session.report, session, overrides, this.rulesDoc));
+  }
+
+  /** Publishes a URI's diagnostics unless they show what is shown already (the session's report of what was checked from disk). */
+  private set(uri: vscode.Uri, diagnostics: vscode.Diagnostic[]): void {
+    const key = diagnostics.map(shownKey).join('\n');
+    const shown = this.shown.get(uri.toString());
+    if (shown?.key === key) return;
+    this.shown.set(uri.toString(), { key, times: (shown?.times ?? 0) + 1 });
+    this.collection.set(uri, diagnostics);
+  }
+
+  /** How many times a URI's diagnostics were published since they were last cleared (tests read it through the extension's API). */
+  published(uri: vscode.Uri): number {
+    return this.shown.get(uri.toString())?.times ?? 0;
+  }
+
+  private clear(uri: vscode.Uri): void {
+    this.shown.delete(uri.toString());
+    this.collection.delete(uri);
   }
 
   /** Re-publishes every session (severity overrides changed). */

@@ -19,10 +19,14 @@ import { EXTENSIONS as TRANSCRIPT_EXTENSIONS, SNIFF_CHARS } from './sniff';
 /** File names whose tabs are checked from disk: the text ones (`prefixLens.include` globs wait for the document). */
 const EXTENSIONS = TRANSCRIPT_EXTENSIONS.filter((e) => e !== '.eval');
 
-/** A check from disk in progress or done: its follower, and its report once there. */
+/** VS Code hands no document over this many characters to extensions (its model sync limit, 50 MB): no session would take its follower. */
+const SYNC_LIMIT_CHARS = 50 * 1024 * 1024;
+
+/** A check from disk in progress or done: the follower it leaves for the document's session, whether it published, how to stop it. */
 interface DiskCheck {
-  readonly follower: DocumentFollower;
-  readonly done: Promise<Report | undefined>;
+  readonly done: Promise<DocumentFollower | undefined>;
+  readonly stop: AbortController;
+  published: boolean;
 }
 
 export class DiskStarts {
@@ -40,8 +44,13 @@ export class DiskStarts {
       const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
       if (!uri || uri.scheme !== 'file' || !EXTENSIONS.some((e) => uri.path.toLowerCase().endsWith(e))) continue;
       if (this.byUri.has(uri.toString()) || isOpen(uri) || vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) continue;
-      const follower = new DocumentFollower();
-      const check: DiskCheck = { follower, done: this.check(uri, follower, (report) => this.byUri.get(uri.toString()) === check && this.checked(uri, report)).catch(() => undefined) };
+      const stop = new AbortController();
+      const publish = (report: Report) => {
+        if (this.byUri.get(uri.toString()) !== check) return;
+        check.published = true;
+        this.checked(uri, report);
+      };
+      const check: DiskCheck = { stop, published: false, done: this.check(uri, stop.signal, publish).catch(() => undefined) };
       this.byUri.set(uri.toString(), check);
     }
   }
@@ -51,16 +60,25 @@ export class DiskStarts {
     const check = this.byUri.get(uri.toString());
     if (!check) return undefined;
     this.byUri.delete(uri.toString());
-    return (await check.done) ? check.follower : undefined;
+    return check.done;
   }
 
-  /** Forgets a file (its tab closed before its document came); true when there was a check of it. */
+  /** Forgets a file (its tab closed before its document came), stopping its check; true when the check published a report. */
   drop(uri: vscode.Uri): boolean {
-    return this.byUri.delete(uri.toString());
+    const check = this.byUri.get(uri.toString());
+    if (!check) return false;
+    this.byUri.delete(uri.toString());
+    check.stop.abort();
+    return check.published;
   }
 
-  /** The findings first (`publish`), then the follower's report (published too). Undefined for a file under `workerThresholdBytes` (its document comes soon enough), too large, not UTF-8 or not a transcript. */
-  private async check(uri: vscode.Uri, follower: DocumentFollower, publish: (report: Report) => void): Promise<Report | undefined> {
+  /**
+   * The findings first (`publish`), then the follower's report (published
+   * too), the follower kept for the document's session. Undefined for a file
+   * under `workerThresholdBytes` (its document comes soon enough), too large,
+   * not UTF-8 or not a transcript, or a check stopped (`signal`).
+   */
+  private async check(uri: vscode.Uri, signal: AbortSignal, publish: (report: Report) => void): Promise<DocumentFollower | undefined> {
     const settings = readSettings(uri);
     const file = uri.fsPath;
     const size = (await fs.promises.stat(file)).size;
@@ -68,14 +86,18 @@ export class DiskStarts {
     // Not a transcript (sniffed from its head: a large JSON file of another kind is never read whole), or not UTF-8: left to the document's own check.
     if (!recognises(fileHead(file, SNIFF_CHARS))) return undefined;
     const text = await fs.promises.readFile(file, 'utf8');
-    if (text.includes('\uFFFD')) return undefined;
+    if (signal.aborted || text.includes('\uFFFD')) return undefined;
     const request = { kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits } as const;
-    const findings = await this.checker.check({ ...request, keepRewrites: false }, 0).catch(() => undefined);
+    const findings = await this.checker.check({ ...request, keepRewrites: false }, 0, signal).catch(() => undefined);
+    if (signal.aborted) return undefined;
     if (findings) publish(findings);
+    const follower = new DocumentFollower();
+    signal.addEventListener('abort', () => follower.stop(), { once: true });
     const report = await this.checker.follow(request, settings.workerThresholdBytes, { follower, version: 0, editedAt: -1 });
+    if (!report) return undefined;
     // Again with the windows: the related location of an orphan finding (the call or result the rewrite dropped) is found in them.
-    if (report) publish(report);
-    return report;
+    publish(report);
+    return text.length > SYNC_LIMIT_CHARS ? undefined : follower;
   }
 }
 

@@ -287,6 +287,13 @@ export class DocumentFollower {
     }
   }
 
+  /** Stops a read in slices in progress (it gives no report) and lets go of what was read: the next check reads from the start. */
+  stop(): void {
+    this.reads++;
+    this.follower = undefined;
+    this.busy = false;
+  }
+
   private restart(request: TranscriptRequest): void {
     const limits = request.limits;
     this.follower = new Follower(request.file, { ...checkOptions(request), maxTextBytes: resolveLimits(limits).maxFileBytes, rewindable: true });

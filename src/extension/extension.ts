@@ -37,6 +37,7 @@ export interface PrefixLensApi {
   readonly abortNotifier: AbortNotifier;
   /** The status item for a transcript over VS Code's CodeLens limit. */
   readonly lensLimit: LensLimit;
+  readonly diagnostics: DiagnosticsManager;
 }
 
 type Command = (...args: never[]) => unknown;
@@ -106,7 +107,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   context.subscriptions.push(abortNotifier);
   sessions.start();
   log.info('Prefix Lens activated');
-  return { sessions, tree, checker, inspector, sessionViews, abortNotifier, lensLimit };
+  return { sessions, tree, checker, inspector, sessionViews, abortNotifier, lensLimit, diagnostics };
 }
 
 export function deactivate(): void {

@@ -129,6 +129,7 @@ export class Sessions implements vscode.Disposable {
   private readonly updated = new vscode.EventEmitter<Session>();
   private readonly closed = new vscode.EventEmitter<vscode.Uri>();
   private readonly checkedOnDisk = new vscode.EventEmitter<{ readonly uri: vscode.Uri; readonly report: Report }>();
+  private readonly droppedOnDisk = new vscode.EventEmitter<vscode.Uri>();
   /** Checks started from the file on disk when its tab opened, before VS Code loaded the document. */
   private readonly diskStarts: DiskStarts;
   /** Re-checks waiting for edits to pause, by document URI. */
@@ -141,6 +142,8 @@ export class Sessions implements vscode.Disposable {
   readonly onDidClose = this.closed.event;
   /** A file whose tab opened was checked from disk before its document came (its session's report follows then). */
   readonly onDidCheckOnDisk = this.checkedOnDisk.event;
+  /** The tab of a file checked from disk (`onDidCheckOnDisk`) closed before its document came: its report is void. */
+  readonly onDidDropDiskCheck = this.droppedOnDisk.event;
 
   constructor(private readonly checker: Checker) {
     this.diskStarts = new DiskStarts(checker, (uri, report) => this.checkedOnDisk.fire({ uri, report }));
@@ -293,9 +296,9 @@ export class Sessions implements vscode.Disposable {
   }
 
   close(uri: vscode.Uri): void {
-    const checkedOnDisk = this.diskStarts.drop(uri);
+    if (this.diskStarts.drop(uri)) this.droppedOnDisk.fire(uri);
     const session = this.get(uri);
-    if (!session) return void (checkedOnDisk && this.closed.fire(uri));
+    if (!session) return;
     this.byUri.delete(uri.toString());
     clearTimeout(this.pending.get(uri.toString()));
     this.pending.delete(uri.toString());
@@ -335,5 +338,6 @@ export class Sessions implements vscode.Disposable {
     this.updated.dispose();
     this.closed.dispose();
     this.checkedOnDisk.dispose();
+    this.droppedOnDisk.dispose();
   }
 }

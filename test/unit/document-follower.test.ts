@@ -80,6 +80,19 @@ describe('DocumentFollower', () => {
     assert.equal(follower.position, upTo(30).length, 'the superseded read stopped');
     assert.equal(follower.follows(request(upTo(31)), -1), true);
   });
+
+  it('stop: a read in slices stops with no report, what was read let go; the next check reads from the start', async () => {
+    const follower = new DocumentFollower();
+    const reading = sliced(follower, request(upTo(40)), 1, -1, 1024);
+    await pause();
+    await pause();
+    assert.ok(follower.position > 0 && follower.position < upTo(40).length, 'reading');
+    follower.stop();
+    assert.equal(await reading, undefined);
+    assert.equal(follower.position, 0);
+    assert.equal(follower.prepare(request(upTo(41)), 2, -1), 'restarted');
+    assert.deepEqual(follower.read(request(upTo(41)), 2), checkRequest(request(upTo(41))));
+  });
 });
 
 describe('DocumentFollower after an edit it was told of', () => {
