@@ -135,7 +135,8 @@ const GUARD_CHARS = 256;
  * document is read again from the last checkpoint of the check before the
  * first changed character (core/follow.ts `rewind`): the report before it is
  * kept; so is it after an edit during a read in slices (the read stops, the
- * next goes back to the checkpoint before the earliest edit). Any other change
+ * next goes back to the checkpoint before the earliest edit; after an append
+ * it goes on from where the read stopped). Any other change
  * (a truncation, a replaced file, other settings, an edit in the head) reads
  * the document again from the start.
  */
@@ -149,8 +150,8 @@ export class DocumentFollower {
   private bytes = 0;
   /** The last report, and the position it was made at (a check with nothing new to read gives it again). */
   private last: { readonly report: Report; readonly position: number } | undefined;
-  /** A slice-by-slice read in progress (`readInSlices`): the guard is not the read position's meanwhile. */
-  private busy = false;
+  /** A slice-by-slice read in progress (`readInSlices`): its text and version (the guard and version read last are not the read position's meanwhile). */
+  private reading: { readonly text: string; readonly version: number } | undefined;
   /** Counts the reads set up (`prepare`): a read in slices stops when a later one was set up. */
   private reads = 0;
   /** The edits since the version read last: the document version after each, and the first character it changed. */
@@ -164,13 +165,15 @@ export class DocumentFollower {
   /**
    * True when the check of `request` reads only what was appended: the
    * document's last change that was not an append (its version, `editedAt`)
-   * is not later than the version read last.
+   * is not later than the version read last (or being read in slices).
    */
   follows(request: TranscriptRequest, editedAt: number): boolean {
     const follower = this.follower;
-    if (!follower || this.busy || editedAt > this.version || JSON.stringify([request.tokens, request.limits]) !== this.settings) return false;
+    const reading = this.reading;
+    if (!follower || editedAt > (reading?.version ?? this.version) || JSON.stringify([request.tokens, request.limits]) !== this.settings) return false;
     const at = follower.position;
-    return request.text.length >= at && request.text.slice(Math.max(0, at - GUARD_CHARS), at) === this.guard;
+    const guard = reading ? reading.text.slice(Math.max(0, at - GUARD_CHARS), at) : this.guard;
+    return request.text.length >= at && request.text.slice(Math.max(0, at - GUARD_CHARS), at) === guard;
   }
 
   /** The document was edited from character `from` on (not appended to at its end); `version`: the version after the edit. */
@@ -186,10 +189,11 @@ export class DocumentFollower {
    */
   prepare(request: TranscriptRequest, version: number, editedAt: number): 'appended' | 'rewound' | 'restarted' {
     this.reads++;
-    if (this.follows(request, editedAt)) return 'appended';
-    const from = this.rewinds(request, version, editedAt) ? 'rewound' : 'restarted';
+    const from = this.follows(request, editedAt) ? 'appended' : this.rewinds(request, version, editedAt) ? 'rewound' : 'restarted';
     if (from === 'restarted') this.restart(request);
-    this.busy = false;
+    // Appended to during a read in slices: on from where it stopped.
+    else if (from === 'appended' && this.reading) this.bytes = Buffer.byteLength(request.text.slice(0, this.position), 'utf8');
+    this.reading = undefined;
     return from;
   }
 
@@ -235,7 +239,7 @@ export class DocumentFollower {
    */
   readAppended(file: string): Report | undefined {
     const follower = this.follower;
-    if (!follower || this.busy) return undefined;
+    if (!follower || this.reading) return undefined;
     const guard = Buffer.from(this.guard, 'utf8');
     const appended = readFrom(file, this.bytes - guard.length, MAX_DISK_APPEND);
     if (!appended || !appended.subarray(0, guard.length).equals(guard)) return undefined;
@@ -266,7 +270,7 @@ export class DocumentFollower {
   async readInSlices(request: TranscriptRequest, version: number, pause: () => Promise<void>, slice = 1 << 20): Promise<Report | undefined> {
     const follower = this.follower as Follower;
     const mine = this.reads;
-    this.busy = true;
+    this.reading = { text: request.text, version };
     try {
       for (let at = follower.position; at < request.text.length; at += slice) {
         await pause();
@@ -283,7 +287,7 @@ export class DocumentFollower {
       if (this.reads === mine) this.follower = undefined;
       throw error;
     } finally {
-      if (this.reads === mine) this.busy = false;
+      if (this.reads === mine) this.reading = undefined;
     }
   }
 
@@ -291,7 +295,7 @@ export class DocumentFollower {
   stop(): void {
     this.reads++;
     this.follower = undefined;
-    this.busy = false;
+    this.reading = undefined;
   }
 
   private restart(request: TranscriptRequest): void {

@@ -69,7 +69,9 @@ describe('DocumentFollower', () => {
   it('a large document read in slices gives checkRequest\'s report and follows its next append; a check meanwhile takes over', async () => {
     const follower = new DocumentFollower();
     const reading = sliced(follower, request(upTo(40)), 1, -1, 4096);
-    assert.equal(follower.follows(request(upTo(41)), -1), false, 'not while reading');
+    await pause();
+    assert.equal(follower.follows(request(upTo(41)), -1), true, 'while reading, an append would go on from the read position');
+    assert.equal(follower.follows(request(upTo(41)), 2), false, 'an edit after the version being read');
     assert.deepEqual(await reading, checkRequest(request(upTo(40))));
     assert.equal(follower.follows(request(upTo(41)), -1), true);
     assert.deepEqual(follower.check(request(upTo(41)), 2, -1), checkRequest(request(upTo(41))));
@@ -79,6 +81,21 @@ describe('DocumentFollower', () => {
     assert.equal(await again, undefined, 'the superseded read gives no report');
     assert.equal(follower.position, upTo(30).length, 'the superseded read stopped');
     assert.equal(follower.follows(request(upTo(31)), -1), true);
+  });
+
+  it('an append during a read in slices: that read stops, the next goes on from where it stopped, with checkRequest\'s report', async () => {
+    const follower = new DocumentFollower();
+    const reading = sliced(follower, request(upTo(40)), 1, -1, 1024);
+    await pause();
+    await pause();
+    const at = follower.position;
+    assert.ok(at > 0 && at < upTo(40).length, 'reading');
+    assert.equal(follower.prepare(request(upTo(41)), 2, -1), 'appended', 'not read again from the start');
+    assert.equal(follower.position, at);
+    assert.equal(await reading, undefined, 'the first read gives no report');
+    assert.equal(follower.position, at, 'and stopped reading');
+    assert.deepEqual(follower.read(request(upTo(41)), 2), checkRequest(request(upTo(41))));
+    assert.deepEqual(follower.check(request(upTo(42)), 3, -1), checkRequest(request(upTo(42))), 'the next append too');
   });
 
   it('stop: a read in slices stops with no report, what was read let go; the next check reads from the start', async () => {
