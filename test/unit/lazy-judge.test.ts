@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { createEngineContext } from '../../src/core/context';
 import { proposalWindow, readWindowFields } from '../../src/core/formats/native-object';
 import { plainFirstText, plainRole, readPlainMessage } from '../../src/core/formats/native-plain';
-import { guardRewrite, judgeFully } from '../../src/core/guard';
+import { createGuard, guardRewrite, judgeFully } from '../../src/core/guard';
 import { fromValue } from '../../src/core/json/nodes';
 import type { ContextWindow, RewriteSource } from '../../src/core/model';
 import { RenderCache } from '../../src/core/render';
@@ -173,10 +173,23 @@ test('the plain readers the lazy window relies on read what readPlainMessage rea
       assert.equal(plainRole(value), read?.role);
       if (!read) return;
       const first = read.blocks[0];
-      assert.equal(plainFirstText(value), first?.kind === 'text' ? first.text : undefined);
+      assert.equal(plainFirstText(value, read.role), first?.kind === 'text' ? first.text : undefined);
     }),
     { numRuns: 2000 },
   );
+});
+
+test('a message whose role getter gives it once (then another value) is judged as the stateful guard judges it, not a crash', () => {
+  // A fresh window each time: its getter's first read gives the role.
+  const windowOf = () => {
+    let reads = 0;
+    const once = Object.defineProperty({ content: 'hello' }, 'role', { enumerable: true, get: () => (reads++ === 0 ? 'user' : 'robot') });
+    return { messages: [once, { role: 'assistant', content: 'ok' }], boundary: 2 };
+  };
+  const proposal = { messages: [{ role: 'user', content: 'changed' }, { role: 'assistant', content: 'ok' }] };
+  const verdict = guardRewrite(windowOf(), proposal, { tokens: false });
+  assert.deepEqual(verdict, createGuard(windowOf(), { tokens: false }).check(proposal));
+  assert.deepEqual(verdict.findings.map((f) => f.rule), ['prefix-mutated']);
 });
 
 /** A plain message whose `content` counts its reads (an own enumerable getter: the readers see the same value). */

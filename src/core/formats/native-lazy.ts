@@ -9,7 +9,8 @@
  * Why its verdict is that of the window read whole (`test/unit/lazy-judge.test.ts`
  * checks it against `judgeFully` on random windows and proposals):
  * - A `LazyMessage` is the reader's own message (`readPlainMessage`) behind
- *   getters; its role, read at once, is the reader's (`plainRole`). Every
+ *   getters; its role, read at once, is the reader's (`plainRole`), and is
+ *   not read again (a getter need not give it twice). Every
  *   element must be a message (none skipped), so indexes are the reader's.
  * - The pass lists, per message, every id the reader may make a call or
  *   result of (`tool_use` ids, `tool_result` / `tool_call_id` ids,
@@ -33,9 +34,9 @@ import { pairId, type Block, type ContextWindow, type Message, type Role, type T
 import type { RenderCache } from '../render';
 import { partitionPoint } from '../../shared/search';
 import { own, plainRead, windowFromObject, type PlainBase } from './native-object';
-import { plainFirstText, plainRole, readPlainMessage } from './native-plain';
+import { plainFirstText, plainRole, readPlainMessageAs } from './native-plain';
 
-/** A message of a plain window, read by `readPlainMessage` when its blocks are first asked for. */
+/** A message of a plain window, read (`readPlainMessageAs`, with the role the pass read) when its blocks are first asked for. */
 class LazyMessage implements Message {
   private read: Message | undefined;
 
@@ -45,7 +46,7 @@ class LazyMessage implements Message {
   ) {}
 
   private message(): Message {
-    return (this.read ??= readPlainMessage(this.plain) as Message);
+    return (this.read ??= readPlainMessageAs(this.plain, this.role));
   }
 
   get blocks(): readonly Block[] {
@@ -58,7 +59,7 @@ class LazyMessage implements Message {
 
   /** The text of its first block when that is text, without reading it (`plainFirstText`). */
   firstText(): string | undefined {
-    return this.read ? firstText(this.read) : plainFirstText(this.plain);
+    return this.read ? firstText(this.read) : plainFirstText(this.plain, this.role);
   }
 }
 

@@ -58,7 +58,14 @@ function ownEnumerableRole(value: object): boolean {
 
 export function readPlainMessage(value: unknown): Message | undefined {
   const role = plainRole(value);
-  if (role === undefined) return undefined;
+  return role === undefined ? undefined : readPlainMessageAs(value, role);
+}
+
+/**
+ * `readPlainMessage` of a value whose role was read already (`plainRole`): the
+ * role is not read again (a getter may not give it twice).
+ */
+export function readPlainMessageAs(value: unknown, role: Role): Message {
   const record = value as Record;
   const blocks = role === 'tool' ? toolMessageBlocks(record) : contentBlocks(record);
   const calls = own(record, 'tool_calls');
@@ -73,12 +80,12 @@ export function readPlainMessage(value: unknown): Message | undefined {
 
 /**
  * The text of the first block `readPlainMessage` reads from `value` (a value
- * it reads as a message) when that block is text, else undefined: found
- * without reading the message.
+ * it reads as a message, whose `role` was read already) when that block is
+ * text, else undefined: found without reading the message.
  */
-export function plainFirstText(value: unknown): string | undefined {
+export function plainFirstText(value: unknown, role: Role): string | undefined {
   const record = value as Record;
-  if (plainRole(value) === 'tool' && ownString(record, 'tool_call_id') !== undefined) return undefined;
+  if (role === 'tool' && ownString(record, 'tool_call_id') !== undefined) return undefined;
   const content = own(record, 'content');
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return undefined;
