@@ -4,9 +4,7 @@
  * unless an adapter asks for the whole text).
  */
 import * as fs from 'node:fs';
-import { formatBytes, LimitError, lineTooLong, resolveLimits, type Limits } from './limits';
-
-export { lineTooLong } from './limits';
+import { formatBytes, LimitError, resolveLimits, type Limits } from './limits';
 import type { TranscriptInput } from './transcript';
 import { splitLines, type SourceLine } from './text';
 import { linesFromBytes } from './byte-lines';
@@ -169,38 +167,3 @@ function* readChunks(fd: number, limits: Limits): Generator<Buffer> {
     yield buffer.subarray(0, read);
   }
 }
-
-/** Splits decoded chunks into lines; a line spanning chunks is joined once (if not longer than `maxLineChars`). */
-export function* linesFromChunks(chunks: Iterable<string>, maxLineChars = Infinity): Generator<SourceLine> {
-  let pieces: string[] = [];
-  let pending = 0;
-  let lineOffset = 0;
-  let chunkOffset = 0;
-  let index = 0;
-  for (const chunk of chunks) {
-    let from = 0;
-    for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', from)) {
-      pieces.push(chunk.slice(from, nl));
-      if (pending + nl - from > maxLineChars) throw lineTooLong(index, maxLineChars);
-      yield makeLine(pieces, lineOffset, index++);
-      pieces = [];
-      pending = 0;
-      from = nl + 1;
-      lineOffset = chunkOffset + from;
-    }
-    if (from < chunk.length) {
-      pieces.push(chunk.slice(from));
-      pending += chunk.length - from;
-      if (pending > maxLineChars) throw lineTooLong(index, maxLineChars);
-    }
-    chunkOffset += chunk.length;
-  }
-  if (pieces.length) yield { ...makeLine(pieces, lineOffset, index), unterminated: true };
-}
-
-function makeLine(pieces: string[], offset: number, index: number): SourceLine {
-  let text = pieces.length === 1 ? (pieces[0] ?? '') : pieces.join('');
-  if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
-  return { text, offset, index };
-}
-

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { nativeAdapter, windowFromObject } from '../../src/core/formats/native';
 import { detectFormat } from '../../src/core/formats/registry';
-import { inputFromFile, inputFromText, linesFromChunks } from '../../src/core/io';
+import { inputFromFile, inputFromText } from '../../src/core/io';
+import { linesFromBytes } from '../../src/core/byte-lines';
 import type { ContextWindow, Rewrite, ToolCall, ToolResult } from '../../src/core/model';
 import { splitLines } from '../../src/core/text';
 import type { TranscriptEvent } from '../../src/core/transcript';
@@ -136,10 +137,12 @@ test('inputFromFile streams lines with the same UTF-16 offsets as splitLines', (
   fs.rmSync(dir, { recursive: true });
 });
 
-test('lines spanning chunk boundaries are joined once with correct offsets', () => {
-  const content = 'ab\ncdef\n\nghi\r\nj';
-  const chunks = ['a', 'b\ncd', 'ef', '\n', '\ngh', 'i\r', '\nj'];
-  assert.deepEqual([...linesFromChunks(chunks)], [...splitLines(content)]);
+test('lines spanning chunk boundaries are joined once with correct offsets (a character cut between chunks too)', () => {
+  const content = 'ab\ncdéf\n\nghi\r\nj😀';
+  const bytes = Buffer.from(content);
+  const cuts = [1, 6, 7, 8, 10, 13, 14, 17, bytes.length];
+  const chunks = cuts.map((cut, i) => bytes.subarray(cuts[i - 1] ?? 0, cut));
+  assert.deepEqual([...linesFromBytes(chunks)], [...splitLines(content)]);
 });
 
 test('property: no sequence of lines crashes the native reader or the checks', () => {
