@@ -236,7 +236,7 @@ function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec, 
   const spans = carrySpans(carried?.from, count, read.items, line.base, (offset) => lineSlice(line.source, offset - line.source.offset).charCodeAt(0));
   // Its line, unless the text lost a byte order mark (then it is not what the next line was compared with).
   const source = line.base === line.source.offset ? line.source : undefined;
-  const carry: CarrySource = { text: line.text, base: line.base, items: read.items, spans, line: source, head: carried ? carried.from.head : headOf(line.text, spans) };
+  const carry: CarrySource = { text: line.text, base: line.base, items: read.items, spans, line: source, head: carried ? carried.from.head : textBeforeItems(line.text, spans) };
   if (!carried || !firstReadings) return { current: read.request, carry };
   // The carried messages are the tail's `items` first `count`; the window holds them after its leading messages.
   const window = read.request.window;
@@ -314,7 +314,7 @@ function failed(status: JsonNode | undefined): boolean {
 }
 
 /** The text of a line before its first element (copied: it outlives the line), when it has elements. */
-function headOf(text: () => string, spans: readonly number[]): string | undefined {
+function textBeforeItems(text: () => string, spans: readonly number[]): string | undefined {
   const first = spans[0];
   return first === undefined || first < 0 ? undefined : unsliced(text().slice(0, first));
 }
