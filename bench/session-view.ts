@@ -28,6 +28,7 @@ import { anthropicRequest } from '../test/webview/session-fixtures';
 import { type Harness, startHarness } from '../test/webview/harness';
 import { THEMES } from '../test/webview/themes';
 import { addResult, type BenchResult, formatTable, removeResults, result } from './results';
+import { type TraceEvent, traceEvents } from './trace';
 
 const RUNS = 3;
 const FRAMES = 120;
@@ -84,21 +85,11 @@ async function scrollWork(harness: Harness, page: Page, selector: string): Promi
     };
     requestAnimationFrame(step);
   })`);
-  return longestTask(JSON.parse((await harness.browser.stopTracing()).toString()) as unknown);
-}
-
-interface TraceEvent {
-  readonly name: string;
-  readonly ph: string;
-  readonly pid: number;
-  readonly tid: number;
-  readonly ts: number;
-  readonly tdur?: number;
+  return longestTask(traceEvents(await harness.browser.stopTracing()));
 }
 
 /** The longest thread time (ms) of a task on the marks' thread between the two marks. */
-function longestTask(trace: unknown): number {
-  const events = (Array.isArray(trace) ? trace : (trace as { traceEvents: unknown[] }).traceEvents) as TraceEvent[];
+function longestTask(events: readonly TraceEvent[]): number {
   const start = events.find((e) => e.name === 'pl-scroll-start');
   const end = events.find((e) => e.name === 'pl-scroll-end');
   if (!start || !end) throw new Error('the trace has no scroll marks');

@@ -41,6 +41,7 @@ import { emptyReport, largeReport } from '../test/fixtures/inspector/reports';
 import { fixtureOf, type Harness, ROOT, startHarness, waitReady } from '../test/webview/harness';
 import type { Fixture } from '../test/webview/stub';
 import { addResult, type BenchResult, formatTable, removeResults, result } from './results';
+import { traceEvents } from './trace';
 
 const RUNS = 3;
 const MESSAGES = 10_000;
@@ -74,16 +75,6 @@ async function stepChange(page: Page, key: string, want: number): Promise<StepTi
   return { wall, render: Number(data.renderMs), paint: Number(data.paintMs) };
 }
 
-interface TraceEvent {
-  readonly name: string;
-  readonly ph: string;
-  readonly pid: number;
-  readonly tid: number;
-  readonly ts: number;
-  readonly dur?: number;
-  readonly tdur?: number;
-}
-
 /**
  * The main thread's CPU time (ms) from the step message reaching the page to the frame showing the
  * step painted: a performance trace (as bench/session-view.ts times a scroll) gives every task the
@@ -95,8 +86,7 @@ interface TraceEvent {
 async function stepWork(harness: Harness, page: Page, key: string, want: number): Promise<number> {
   await harness.browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
   await stepChange(page, key, want);
-  const trace = JSON.parse((await harness.browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] } | TraceEvent[];
-  const events = Array.isArray(trace) ? trace : trace.traceEvents;
+  const events = traceEvents(await harness.browser.stopTracing());
   const received = events.filter((e) => e.name === 'pl-step-received').at(-1);
   const painted = events.filter((e) => e.name === 'pl-step-painted').at(-1);
   if (!received || !painted) throw new Error('the trace has no step marks');
