@@ -118,14 +118,19 @@ describe('DocumentFollower after an edit it was told of', () => {
   const text = fs.readFileSync(log, 'utf8');
   const at = (t: string): TranscriptRequest => ({ kind: 'transcript', file: log, text: t, tokens: 'o200k_base', limits: {} });
   const change = (t: string, from: number) => `${t.slice(0, from)}our${t.slice(from + 3)}`;
-
-  it('reads again from the checkpoint before the first changed character, inline or in slices, with checkRequest\'s report', async () => {
+  /** A follower that checked the log, then was told of an edit in its last line and rewound to the checkpoint before it. */
+  const editedAtLastLine = () => {
     const follower = new DocumentFollower();
     follower.check(at(text), 1, -1);
     const last = text.indexOf('the', text.lastIndexOf('\n', text.length - 2) + 1);
     const edited = change(text, last);
     follower.edited(2, last);
     assert.equal(follower.prepare(at(edited), 2, 2), 'rewound');
+    return { follower, last, edited };
+  };
+
+  it('reads again from the checkpoint before the first changed character, inline or in slices, with checkRequest\'s report', async () => {
+    const { follower, last, edited } = editedAtLastLine();
     assert.ok(follower.position > text.length / 2, `went back only to ${follower.position} of ${text.length}`);
     assert.deepEqual(follower.check(at(edited), 2, 2), checkRequest(at(edited)));
 
@@ -143,12 +148,7 @@ describe('DocumentFollower after an edit it was told of', () => {
   });
 
   it('a second edit while the first one\'s re-check reads in slices: that read stops, the next goes back to the checkpoint before the earlier edit', async () => {
-    const follower = new DocumentFollower();
-    follower.check(at(text), 1, -1);
-    const last = text.indexOf('the', text.lastIndexOf('\n', text.length - 2) + 1);
-    const edited = change(text, last);
-    follower.edited(2, last);
-    assert.equal(follower.prepare(at(edited), 2, 2), 'rewound');
+    const { follower, last, edited } = editedAtLastLine();
     const first = follower.readInSlices(at(edited), 2, pause, 1024);
     await pause();
     await pause();
