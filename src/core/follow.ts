@@ -46,8 +46,13 @@ const CHECKPOINT_CHARS = 64 * 1024;
  */
 const MAX_CHECKPOINTS = 32;
 
-/** Rewinds in a row (each adds one lookup to the forks' walked messages) before `rewind` declines and the caller reads from the start. */
-const MAX_REWINDS = 64;
+/**
+ * The most characters of lines the checkpoints' readings were last given, in
+ * all (each holds what it read of its last line, parsed: several times the
+ * line). Past it every other one is dropped, the latest kept, as past
+ * `MAX_CHECKPOINTS`: a log of large requests keeps fewer.
+ */
+const MAX_CHECKPOINT_LINES = 4 * 1024 * 1024;
 
 export interface FollowOptions extends CheckOptions {
   /**
@@ -85,6 +90,8 @@ interface Checkpoint {
   readonly reading: Reading;
   /** How many of `reading.starts` are its own (the index is shared with the reading it was forked from, which adds to it). */
   readonly lineStarts: number;
+  /** Characters of the line read last before it (what its reading holds is several times that). */
+  readonly held: number;
 }
 
 /** A copy of a reading that goes on independently of it, with `starts` as its line index. */
@@ -109,7 +116,6 @@ export class Follower {
   private checkpoints: Checkpoint[] = [];
   /** The usage scanner of the reading whose line is being read: told the value its reader parsed (no second parse of the line). */
   private told: UsageScanner | undefined;
-  private rewinds = 0;
 
   constructor(
     readonly file: string,
@@ -123,26 +129,33 @@ export class Follower {
     return this.given;
   }
 
+  /** UTF-8 bytes of the characters given (a byte order mark included): where the next `append` continues in the file. */
+  get bytes(): number {
+    if (!this.reading) return Buffer.byteLength(this.held ?? '', 'utf8');
+    return (this.bom ? 3 : 0) + this.fedBytes + Buffer.byteLength(this.pending, 'utf8');
+  }
+
   /** Forgets the file: the next `append` starts it again (it was truncated or replaced). */
   restart(): void {
-    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], rewinds: 0 });
+    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], fedBytes: 0 });
   }
 
   /**
    * The text was edited from character `from` on (nothing before it changed):
    * goes back to the last checkpoint at or before `from`, so the next `read`
    * gives the text from `position` on. False (nothing changed) when there is
-   * none: an edit in the head (the format may change), before the first
-   * checkpoint, or after too many rewinds; then `restart`.
+   * none: an edit in the head (the format may change) or before the first
+   * checkpoint; then `restart`. Any number of rewinds in a row: what a fork
+   * adds to its lookups is bounded (unread-parts.ts `Walked`).
    */
   rewind(from: number): boolean {
     const at = from - (this.bom ? 1 : 0);
-    if (this.held !== undefined || at < HEAD_CHARS || this.rewinds >= MAX_REWINDS) return false;
+    if (this.held !== undefined || at < HEAD_CHARS) return false;
     const kept = this.checkpoints.filter((c) => c.fed <= at);
     const checkpoint = kept[kept.length - 1];
     if (!checkpoint) return false;
     const starts = LineIndex.fromStarts(checkpoint.reading.starts.lineStarts().slice(0, checkpoint.lineStarts));
-    Object.assign(this, { checkpoints: kept, rewinds: this.rewinds + 1, fed: checkpoint.fed, fedBytes: checkpoint.fedBytes, pending: '' });
+    Object.assign(this, { checkpoints: kept, fed: checkpoint.fed, fedBytes: checkpoint.fedBytes, pending: '' });
     this.given = checkpoint.fed + (this.bom ? 1 : 0);
     // What the reports share is keyed by what they were made from: a rewound reading starts them afresh.
     const reading = forkReading(checkpoint.reading, starts);
@@ -218,25 +231,32 @@ export class Follower {
     const complete = text.slice(0, text.lastIndexOf('\n') + 1);
     this.pending = text.slice(complete.length);
     const [fed, fedBytes, lines] = [this.fed, this.fedBytes, reading.lines];
-    if (this.options.maxTextBytes !== undefined) this.fedBytes += Buffer.byteLength(complete, 'utf8');
+    this.fedBytes += Buffer.byteLength(complete, 'utf8');
     const bytesAt = checkpointBytes(complete, fedBytes);
     for (const line of splitLines(complete)) {
       this.readLine(reading, reading.reader, { ...line, offset: fed + line.offset, index: lines + line.index });
       reading.lines = lines + line.index + 1;
       const end = complete.indexOf('\n', line.offset + line.text.length) + 1;
-      if (this.options.rewindable && this.held === undefined) this.checkpoint(reading, fed + end, () => bytesAt(end));
+      if (this.options.rewindable && this.held === undefined) this.checkpoint(reading, fed + end, () => bytesAt(end), end - line.offset);
     }
     this.fed += complete.length;
   }
 
-  /** Keeps a fork of the reading at the line start `fed`, when it is far enough from the last checkpoint. */
-  private checkpoint(reading: Reading, fed: number, fedBytes: () => number): void {
+  /**
+   * Keeps a fork of the reading at the line start `fed` (after a line of
+   * `held` characters), when it is far enough from the last checkpoint; then
+   * drops every other older one while they are too many or hold too much.
+   */
+  private checkpoint(reading: Reading, fed: number, fedBytes: () => number, held: number): void {
     const last = this.checkpoints[this.checkpoints.length - 1]?.fed ?? 0;
     if (fed - last < Math.max(CHECKPOINT_CHARS, last >> 8)) return;
     const frozen = forkReading(reading, reading.starts);
-    this.checkpoints.push({ fed, fedBytes: this.options.maxTextBytes === undefined ? 0 : fedBytes(), reading: frozen, lineStarts: reading.starts.lineStarts().length });
-    const count = this.checkpoints.length;
-    if (count > MAX_CHECKPOINTS) this.checkpoints = this.checkpoints.filter((_, i) => (count - 1 - i) % 2 === 0);
+    this.checkpoints.push({ fed, fedBytes: fedBytes(), reading: frozen, lineStarts: reading.starts.lineStarts().length, held });
+    const over = () => this.checkpoints.length > MAX_CHECKPOINTS || (this.checkpoints.length > 1 && this.checkpoints.reduce((n, c) => n + c.held, 0) > MAX_CHECKPOINT_LINES);
+    while (over()) {
+      const count = this.checkpoints.length;
+      this.checkpoints = this.checkpoints.filter((_, i) => (count - 1 - i) % 2 === 0);
+    }
   }
 
   /** One line through the checks `checkTranscript` makes on its input, then the reader; a stop is said once. */

@@ -133,12 +133,21 @@ class Walked {
     this.before.push(set);
   }
 
+  /**
+   * A fork looks up at most `MAX_WALKED_SETS` sets (a followed file forks
+   * forks of forks, one more each time it is read again from a checkpoint):
+   * past it the oldest but the first are forgotten, and a message walked there
+   * is walked again when seen, which adds nothing (parts are keyed by value).
+   */
   fork(): Walked {
-    if (this.count === 0) return new Walked([...this.before]);
     const [own, upTo] = [this.own, this.count];
-    return new Walked([...this.before, { has: (message) => (own.get(message) ?? Infinity) <= upTo }]);
+    const before = this.count === 0 ? [...this.before] : [...this.before, { has: (message: Message) => (own.get(message) ?? Infinity) <= upTo }];
+    return new Walked(before.length > MAX_WALKED_SETS ? [before[0]!, ...before.slice(1 - MAX_WALKED_SETS)] : before);
   }
 }
+
+/** The most sets of messages walked before it a fork looks up (`Walked.fork`). */
+const MAX_WALKED_SETS = 8;
 
 /**
  * What a check has counted so far: the parts, keyed by the JSON value they

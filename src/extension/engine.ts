@@ -146,8 +146,6 @@ export class DocumentFollower {
   /** The document version read last, and the text just before the read position. */
   private version = -1;
   private guard = '';
-  /** UTF-8 bytes of the text read so far: where an append starts in the file when the text is the file's. */
-  private bytes = 0;
   /** The last report, and the position it was made at (a check with nothing new to read gives it again). */
   private last: { readonly report: Report; readonly position: number } | undefined;
   /** A slice-by-slice read in progress (`readInSlices`): its text and version (the guard and version read last are not the read position's meanwhile). */
@@ -191,8 +189,6 @@ export class DocumentFollower {
     this.reads++;
     const from = this.follows(request, editedAt) ? 'appended' : this.rewinds(request, version, editedAt) ? 'rewound' : 'restarted';
     if (from === 'restarted') this.restart(request);
-    // Appended to during a read in slices: on from where it stopped.
-    else if (from === 'appended' && this.reading) this.bytes = Buffer.byteLength(request.text.slice(0, this.position), 'utf8');
     this.reading = undefined;
     return from;
   }
@@ -210,7 +206,6 @@ export class DocumentFollower {
     if (!follower || since[since.length - 1]?.version !== editedAt || JSON.stringify([request.tokens, request.limits]) !== this.settings) return false;
     if (!follower.rewind(Math.min(...since.map((e) => e.from)))) return false;
     this.last = undefined;
-    this.bytes = Buffer.byteLength(request.text.slice(0, follower.position), 'utf8');
     this.readUpTo(request.text, version);
     return true;
   }
@@ -224,7 +219,6 @@ export class DocumentFollower {
       return this.last.report;
     }
     follower.read(more);
-    this.bytes += Buffer.byteLength(more, 'utf8');
     this.readUpTo(request.text, version);
     return this.report(follower);
   }
@@ -241,7 +235,8 @@ export class DocumentFollower {
     const follower = this.follower;
     if (!follower || this.reading) return undefined;
     const guard = Buffer.from(this.guard, 'utf8');
-    const appended = readFrom(file, this.bytes - guard.length, MAX_DISK_APPEND);
+    // Where the text read so far ends in the file (the follower counts the UTF-8 bytes of what it was given).
+    const appended = readFrom(file, follower.bytes - guard.length, MAX_DISK_APPEND);
     if (!appended || !appended.subarray(0, guard.length).equals(guard)) return undefined;
     const end = appended.lastIndexOf(0x0a) + 1;
     if (end <= guard.length) return undefined;
@@ -249,7 +244,6 @@ export class DocumentFollower {
     // Line ends or bytes the editor may turn into something else: left to the reload.
     if (more.includes('\r') || more.includes('\uFFFD')) return undefined;
     follower.read(more);
-    this.bytes += end - guard.length;
     this.guard = (this.guard + more).slice(-GUARD_CHARS);
     return this.report(follower);
   }
@@ -279,8 +273,6 @@ export class DocumentFollower {
       }
       await pause();
       if (this.reads !== mine) return undefined;
-      // Of the whole text: a slice may end inside a surrogate pair, whose halves alone count 3 bytes each.
-      this.bytes = Buffer.byteLength(request.text, 'utf8');
       this.readUpTo(request.text, version);
       return this.report(follower);
     } catch (error) {
@@ -302,7 +294,6 @@ export class DocumentFollower {
     const limits = request.limits;
     this.follower = new Follower(request.file, { ...checkOptions(request), maxTextBytes: resolveLimits(limits).maxFileBytes, rewindable: true });
     this.settings = JSON.stringify([request.tokens, limits]);
-    this.bytes = 0;
     this.last = undefined;
   }
 
