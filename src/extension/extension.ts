@@ -23,8 +23,6 @@ import { SessionStatus } from './status';
 import { nextRewrite, nextViolation, previousRewrite } from './stepping';
 import { REVEAL_COMMAND, RewritesTree, SELECT_STEP_COMMAND } from './tree';
 
-const DEFAULT_RULES_DOC = 'https://github.com/prefix-lens/prefix-lens/blob/main/docs/rules.md';
-
 /** What `activate` returns: the live pieces, for the extension-host tests and other extensions. */
 export interface PrefixLensApi {
   readonly sessions: Sessions;
@@ -42,10 +40,9 @@ export interface PrefixLensApi {
 
 type Command = (...args: never[]) => unknown;
 
+/** docs/rules.md as shipped in the extension (no public repository to link to). */
 function rulesDocOf(context: vscode.ExtensionContext): vscode.Uri {
-  const repository = (context.extension.packageJSON as { repository?: { url?: string } }).repository?.url;
-  const base = repository ? repository.replace(/^git\+/, '').replace(/\.git$/, '') : undefined;
-  return vscode.Uri.parse(base ? `${base}/blob/main/docs/rules.md` : DEFAULT_RULES_DOC);
+  return vscode.Uri.joinPath(context.extensionUri, 'docs', 'rules.md');
 }
 
 function selectStep(ctx: Ctx) {

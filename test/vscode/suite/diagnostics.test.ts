@@ -51,6 +51,9 @@ suite('diagnostics', () => {
       const { value, target } = codeOf(d);
       assert.equal(target.fragment, value);
       assert.ok(target.path.endsWith('docs/rules.md'), target.toString());
+      // The extension's own copy (shipped in the .vsix), not a web address made up for a repository there is none of.
+      assert.equal(target.scheme, 'file', target.toString());
+      assert.ok(new TextDecoder().decode(await vscode.workspace.fs.readFile(target.with({ fragment: '' }))).includes(`## ${value}\n`), `${target.toString()} documents ${value}`);
       assert.equal(d.source, 'Prefix Lens');
     }
   });
