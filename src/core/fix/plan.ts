@@ -80,7 +80,7 @@ class Draft {
     if (entry.kind === 'marker') return markerMessage(entry.text);
     if (entry.kind === 'before') return this.rewrite.before.messages[entry.index] as Message;
     const message = this.rewrite.after.messages[entry.index] as Message;
-    return entry.removed.size ? { ...message, blocks: this.blocks(entry) } : message;
+    return entry.removed.size ? withBlocks(message, this.blocks(entry)) : message;
   }
 
   /** The before-window index an entry repeats, if any. */
@@ -92,6 +92,16 @@ class Draft {
     }
     return undefined;
   }
+}
+
+/**
+ * `message` with other blocks. Its fields are named, not spread: a message
+ * read lazily (formats/native-lazy.ts) has them as getters, which a spread
+ * leaves out.
+ */
+function withBlocks(message: Message, blocks: readonly Block[]): Message {
+  const { role, source, container, place, elision } = message;
+  return { role, blocks, ...(source && { source }), ...(container && { container }), ...(place !== undefined && { place }), ...(elision !== undefined && { elision }) };
 }
 
 function dropBrokenConsumed(draft: Draft, dropIds: ReadonlySet<string>): void {

@@ -149,8 +149,8 @@ function carryMessage(message: Message, delta: number, container: SourceRange | 
   const arrays = { old: message.container, new: container };
   for (let b = 0; b < source.length; b++) blocks[b] = shiftBlock(source[b] as Block, delta, arrays);
   const carried: Message = { role: message.role, blocks, source: shiftRange(message.source, delta), container, elision: message.elision };
-  // Not enumerable: a copy made with a spread (`{ ...message, blocks }`, the fix
-  // planner's) must not inherit the link, or it would share the original's render.
+  // Not enumerable: a copy made with a spread (`{ ...message, blocks }`) must
+  // not inherit the link, or it would share the original's render.
   return Object.defineProperty(carried, CARRIED_FROM, { value: message[CARRIED_FROM] ?? message });
 }
 
