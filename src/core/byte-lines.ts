@@ -170,7 +170,7 @@ function readLine(bytes: Buffer, previous: Previous | undefined, at: Place, maxL
   if (bytes.length > 3 * maxLineChars) throw lineTooLong(at.index, maxLineChars);
   const valid = isAscii(bytes) ? 'ascii' : isUtf8(bytes);
   // Counted before it is decoded: a line too long may be too long for a string too.
-  if (bytes.length > maxLineChars && charsOf(bytes, valid) > maxLineChars) throw lineTooLong(at.index, maxLineChars);
+  if (bytes.length > maxLineChars && charsOf(bytes, valid, maxLineChars) > maxLineChars) throw lineTooLong(at.index, maxLineChars);
   const shared = previous && valid ? sharedPrefix(previous, bytes) : 0;
   const marks = valid === 'ascii' ? undefined : valid ? marksOf(bytes, previous, shared) : 'invalid';
   const cr = bytes[bytes.length - 1] === 13 ? 1 : 0;
@@ -241,10 +241,18 @@ function marksOf(bytes: Buffer, previous: Previous | undefined, shared: number):
   return marks;
 }
 
-/** The characters the line decodes to. */
-function charsOf(bytes: Buffer, valid: 'ascii' | boolean): number {
+/**
+ * The characters the line decodes to, or some number past `limit` when it
+ * decodes to more: a line not valid UTF-8 is decoded piece by piece (its
+ * characters are not counted from its bytes) until it is past the limit.
+ */
+function charsOf(bytes: Buffer, valid: 'ascii' | boolean, limit: number): number {
   if (valid === 'ascii') return bytes.length;
-  return valid ? countChars(bytes, 0, bytes.length) : FULL.decode(bytes).length;
+  if (valid) return countChars(bytes, 0, bytes.length);
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  let chars = 0;
+  for (let at = 0; at < bytes.length && chars <= limit; at += 16 * BLOCK) chars += decoder.decode(bytes.subarray(at, at + 16 * BLOCK), { stream: true }).length;
+  return chars > limit ? chars : chars + decoder.decode().length;
 }
 
 /** UTF-16 characters of valid UTF-8 bytes [from, to): every byte that starts a character, twice for one outside the BMP. */

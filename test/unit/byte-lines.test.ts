@@ -119,3 +119,19 @@ test('maxLineChars counts characters, not bytes: a line of that many passes howe
   assert.throws(() => read('abcdefghijk'), /line 1 is longer than the maxLineChars limit/);
   assert.throws(() => read(`${'😀'.repeat(40)}\n`), /line 1 is longer than the maxLineChars limit/);
 });
+
+test('a line not valid UTF-8 is counted as the decoder decodes it, across the pieces it is counted in: that many characters pass, one more is too long', () => {
+  // 'é' then a stray byte: 3 bytes, 2 characters; 65,536 bytes (a piece) cut an 'é' in two.
+  const line = Buffer.from(Array.from({ length: 50_000 }, () => [0xc3, 0xa9, 0xff]).flat());
+  const text = new TextDecoder().decode(line);
+  const read = (maxLineChars: number) => [...linesFromBytes([line], maxLineChars)].map((l) => l.text);
+  assert.deepEqual(read(text.length), [text]);
+  assert.throws(() => read(text.length - 1), /line 1 is longer than the maxLineChars limit/);
+});
+
+test('a huge line not valid UTF-8, past the limit, is refused by the limit without being decoded whole (it would not fit in a string)', () => {
+  // More characters than a string can hold, in no more bytes than three per allowed character.
+  const line = Buffer.alloc(2 ** 29, 0xff);
+  const maxLineChars = Math.ceil(line.length / 3);
+  assert.throws(() => [...linesFromBytes([line], maxLineChars)], /line 1 is longer than the maxLineChars limit/);
+});
