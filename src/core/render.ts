@@ -72,12 +72,8 @@ const MESSAGE_HEAD = (role: string) => `{"role":${JSON.stringify(role)},"content
 export function renderMessageParts(message: Message): MessageRender {
   const head = MESSAGE_HEAD(message.role);
   const texts = message.blocks.map(renderBlock);
-  const blocks: { start: number; end: number; text: string }[] = [];
-  let offset = head.length;
-  for (const text of texts) {
-    blocks.push({ start: offset, end: offset + text.length, text });
-    offset += text.length + 1;
-  }
+  const { starts } = joinedAt(texts, head.length);
+  const blocks = texts.map((text, b) => ({ start: starts[b] ?? 0, end: (starts[b] ?? 0) + text.length, text }));
   return { text: head + texts.join(',') + ']}', blocks };
 }
 
@@ -129,6 +125,8 @@ const CLOSE = ']}';
 /** Offsets of a window's parts in its render, without building the text. */
 export interface WindowLayout {
   readonly toolTexts: readonly string[];
+  /** Start offset of each tool in the rendered text. */
+  readonly toolStarts: readonly number[];
   readonly messageTexts: readonly string[];
   /** Start offset of each message in the rendered text. */
   readonly messageStarts: readonly number[];
@@ -145,41 +143,43 @@ export function windowLayout(window: ContextWindow, cache = new RenderCache()): 
   );
 }
 
+/** Where each of `texts` starts when they are joined by commas from offset `from`, and where the last one ends. */
+function joinedAt(texts: readonly string[], from: number): { readonly starts: number[]; readonly end: number } {
+  const starts = new Array<number>(texts.length);
+  let offset = from;
+  for (let i = 0; i < texts.length; i++) {
+    if (i) offset += 1;
+    starts[i] = offset;
+    offset += (texts[i] as string).length;
+  }
+  return { starts, end: offset };
+}
+
 /** Where message j starts in the render of a window whose tools and messages render as `toolTexts` and `messageText(k)` (its layout's `messageStarts[j]`). */
 export function messageOffset(toolTexts: readonly string[], messageText: (k: number) => string, j: number): number {
-  let offset = TOOLS_OPEN.length + MESSAGES_OPEN.length;
-  toolTexts.forEach((t, i) => (offset += t.length + (i ? 1 : 0)));
+  let offset = joinedAt(toolTexts, TOOLS_OPEN.length).end + MESSAGES_OPEN.length;
   for (let k = 0; k < j; k++) offset += messageText(k).length + 1;
   return offset;
 }
 
 /** The layout of a window whose tools and messages render as `toolTexts` and `messageTexts`. */
 function layoutOfTexts(toolTexts: readonly string[], messageTexts: readonly string[], windowBoundary: number): WindowLayout {
-  let offset = TOOLS_OPEN.length;
-  toolTexts.forEach((t, i) => (offset += t.length + (i ? 1 : 0)));
-  const messagesStart = offset + MESSAGES_OPEN.length;
-  offset = messagesStart;
-  const messageStarts = new Array<number>(messageTexts.length);
-  for (let i = 0; i < messageTexts.length; i++) {
-    if (i) offset += 1;
-    messageStarts[i] = offset;
-    offset += (messageTexts[i] as string).length;
-  }
+  const tools = joinedAt(toolTexts, TOOLS_OPEN.length);
+  const messagesStart = tools.end + MESSAGES_OPEN.length;
+  const messageStarts = joinedAt(messageTexts, messagesStart).starts;
   const boundary = Math.max(0, Math.min(windowBoundary, messageTexts.length));
   const last = boundary - 1;
   const boundaryOffset = last < 0 ? messagesStart : (messageStarts[last] ?? 0) + (messageTexts[last]?.length ?? 0);
-  return { toolTexts, messageTexts, messageStarts, messagesStart, boundaryOffset };
+  return { toolTexts, toolStarts: tools.starts, messageTexts, messageStarts, messagesStart, boundaryOffset };
 }
 
 /** Renders a whole window with a segment per tool, message and block. */
 export function renderWindow(window: ContextWindow, cache = new RenderCache()): RenderedWindow {
   const layout = windowLayout(window, cache);
   const segments: RenderSegment[] = [];
-  let offset = TOOLS_OPEN.length;
   layout.toolTexts.forEach((text, tool) => {
-    if (tool) offset += 1;
-    segments.push(withSource({ start: offset, end: offset + text.length, kind: 'tool', tool }, window.tools[tool]?.source));
-    offset += text.length;
+    const start = layout.toolStarts[tool] ?? 0;
+    segments.push(withSource({ start, end: start + text.length, kind: 'tool', tool }, window.tools[tool]?.source));
   });
   window.messages.forEach((message, m) => {
     const start = layout.messageStarts[m] ?? 0;
