@@ -32,10 +32,14 @@ const DIGITS = (() => {
   return digits;
 })();
 
+/** FNV-1a's start and prime (32 bits): `hash`, and `readTokens` that hashes as it reads. */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
 /** FNV-1a over bytes[from, to). */
 function hash(bytes: Uint8Array, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), 0x01000193);
+  let h = FNV_OFFSET;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), FNV_PRIME);
   return h >>> 0;
 }
 
@@ -118,7 +122,7 @@ function readTokens(table: string, bytes: Uint8Array, starts: Int32Array, ranks:
         starts[count] = size;
         let acc = 0;
         let bits = 0;
-        let h = 0x811c9dc5;
+        let h = FNV_OFFSET;
         let digits = true;
         for (; at < end; at++) {
           const code = table.charCodeAt(at);
@@ -134,7 +138,7 @@ function readTokens(table: string, bytes: Uint8Array, starts: Int32Array, ranks:
             bits -= 8;
             const byte = (acc >> bits) & 0xff;
             bytes[size++] = byte;
-            h = Math.imul(h ^ byte, 0x01000193);
+            h = Math.imul(h ^ byte, FNV_PRIME);
           }
         }
         hashes[count] = h >>> 0;
