@@ -45,7 +45,7 @@ export interface AlignSides {
   /** The messages themselves: after message i is before message j when they are the same object (then its text is not needed). */
   readonly shared?: { readonly before: readonly unknown[]; readonly after: readonly unknown[] };
   /** True when after message i is known to render as before message j otherwise (another reading of it). */
-  same?(i: number, j: number): boolean;
+  sameMessage?(i: number, j: number): boolean;
   /** Whether before message j and after message i may be paired as modified (their roles agree); default yes. */
   sameRole?(j: number, i: number): boolean;
 }
@@ -136,7 +136,7 @@ function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSide
       next++;
     }
     if (i === sides.afterLength) return;
-    const j = next < beforeLength && sides.same?.(i, next) ? next : find(i, next);
+    const j = next < beforeLength && sides.sameMessage?.(i, next) ? next : find(i, next);
     if (j === -1) continue;
     afterOrigin[i] = j;
     afterKind[i] = SAME;

@@ -110,7 +110,7 @@ function alignWindows(rewrite: Rewrite, afterTexts: MessageTexts, context: Engin
     afterLength: after.length,
     afterText: (i: number) => afterTexts.at(i) as string,
     shared: { before, after },
-    same: (i: number, j: number) => sameReading(after[i], before[j]),
+    sameMessage: (i: number, j: number) => sameReading(after[i], before[j]),
     sameRole: (j: number, i: number) => before[j]?.role === after[i]?.role,
   };
   return findText ? alignFound(before.length, findText(after), sides) : alignIndexed(textIndexOf(rewrite.before, context), sides);

@@ -65,7 +65,7 @@ function check(before: readonly Msg[], after: readonly Msg[]): void {
   const indexed = alignIndexed(textIndex(before.map((m) => m.text)), {
     afterLength: after.length,
     afterText: (i) => (after[i] as Msg).text,
-    same: (i, j) => after[i] === before[j],
+    sameMessage: (i, j) => after[i] === before[j],
     sameRole: (j, i) => before[j]?.role === after[i]?.role,
   });
   assert.deepStrictEqual(indexed, expected);
