@@ -35,8 +35,10 @@ interface Previous {
  * How a line's whole text is made without its bytes (the buffer they were
  * read into is reused): its text, or the first `from` characters of an
  * earlier line's text followed by `rest`. A chain holding more characters
- * than twice its line (and a constant) is made into the text at once, so no
- * line keeps more than that alive.
+ * than its line (and a constant) is made into the text at once, so no line
+ * keeps more than that alive: a request log's lines repeat a little of the
+ * line before past what they share (the request's end, its response), so
+ * that is one text made every few dozen lines.
  */
 interface Origin {
   text: string | undefined;
@@ -57,7 +59,7 @@ function wholeOrigin(text: string): Origin {
 function laterOrigin(before: Origin, from: number, rest: string): Origin {
   const weight = (before.text === undefined ? before.weight : before.length) + rest.length;
   const origin: Origin = { text: undefined, before, from, rest, length: from + rest.length, weight };
-  if (weight > 2 * origin.length + MAX_CHAIN_EXTRA) textOf(origin);
+  if (weight > origin.length + MAX_CHAIN_EXTRA) textOf(origin);
   return origin;
 }
 

@@ -78,6 +78,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.leng
 export class UsageScanner {
   private readonly records: UsageRecord[] = [];
   private readonly seenIds = new Set<string>();
+  /** Each model name once (the records of a log name a few models, each thousands of times). */
+  private readonly models = new Map<string, string>();
   private lastOffset = -1;
   /** The line observed last, until its usage is read. */
   private pending: Pending | undefined;
@@ -160,7 +162,7 @@ export class UsageScanner {
   /** A request's usage an adapter reported (a `usage` event). */
   add(record: UsageRecord): void {
     this.settle();
-    this.records.push(record);
+    this.records.push(this.kept(record));
     if (record.time) {
       this.firstTime ??= record.time;
       this.lastTime = record.time;
@@ -196,7 +198,26 @@ export class UsageScanner {
   }
 
   private push(record: UsageRecord | undefined): void {
-    if (record) this.records.push(record);
+    if (record) this.records.push(this.kept(record));
+  }
+
+  /**
+   * The record as it is kept until the report: its fields copied one by one
+   * in the same order (records made with spreads get a hidden class each,
+   * ~340 bytes; copies with the same keys share one), the model named once.
+   */
+  private kept(record: UsageRecord): UsageRecord {
+    const copy: Record<string, unknown> = {};
+    for (const key in record) copy[key] = key === 'model' ? this.named(record.model) : record[key as keyof UsageRecord];
+    return copy as unknown as UsageRecord;
+  }
+
+  private named(model: string | undefined): string | undefined {
+    if (model === undefined) return undefined;
+    const known = this.models.get(model);
+    if (known !== undefined) return known;
+    this.models.set(model, model);
+    return model;
   }
 
   private readClaudeCode(record: Obj, at: At): void {
