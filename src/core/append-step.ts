@@ -248,6 +248,14 @@ function schemaChanges(rewrite: Rewrite, afterTouched: Map<string, ToolPair>, pa
 
 type PairEntry = { id: string; call?: ToolPair['call']; results: Member[] };
 
+/** A touched pair's entry: `old`'s (not a spread copy, which gets a hidden class of its own), or a new one. */
+function pairEntry(id: string, old: ToolPair | undefined): PairEntry {
+  if (!old) return { id, results: [] };
+  const entry: PairEntry = { id: old.id, results: old.results as Member[] };
+  if (old.call) entry.call = old.call;
+  return entry;
+}
+
 /**
  * The pairs the messages of `window` from `from` on touch, each copied from
  * `pairs` (the index of the window's first `from` messages) and extended.
@@ -262,12 +270,12 @@ function touchedPairEntries(pairs: PairLookup, window: ContextWindow, from: numb
       const id = pairId(block);
       const key = pairKey(id, m, b);
       let entry = touched.get(key);
-      if (!entry) {
-        const old = pairs.get(key);
-        touched.set(key, (entry = old ? { ...old, results: [...old.results] } : { id, results: [] }));
-      }
-      if (block.kind === 'tool_result') entry.results.push({ message: m, block: b, value: block });
-      else if (!entry.call) entry.call = { message: m, block: b, value: block };
+      if (!entry) touched.set(key, (entry = pairEntry(id, pairs.get(key))));
+      if (block.kind === 'tool_result') {
+        // A new array per result (a pair has one or two): a push onto `[]` keeps room for 16, and the old entry's is not changed.
+        const member = { message: m, block: b, value: block };
+        entry.results = entry.results.length === 0 ? [member] : [...entry.results, member];
+      } else if (!entry.call) entry.call = { message: m, block: b, value: block };
     }
   }
   return touched;
