@@ -42,10 +42,11 @@ export class BoundaryPositions {
     if (to < from || !this.sameTools(last.window.tools, window.tools) || !this.samePrefix(last.window.messages, window.messages, from)) return undefined;
     let offset = last.position.offset;
     let tokens = last.position.tokens;
+    const count = this.tokens && ((text: string) => this.tokens?.countUncached?.(text) ?? this.tokens?.count(text) ?? 0);
     for (let i = from; i < to; i++) {
-      const text = this.render.messageText(window.messages[i] as Message);
-      offset += 1 + text.length;
-      if (this.tokens) tokens += this.tokens.count(text);
+      const measure = this.render.measure(window.messages[i] as Message, count);
+      offset += 1 + measure.chars;
+      if (count) tokens += measure.tokens;
     }
     return { messages: to, offset, tokens };
   }

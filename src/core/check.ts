@@ -116,6 +116,7 @@ function onWindow(run: Run, window: ContextWindow, thread?: ThreadInfo): void {
 
 function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
   const index = run.steps.length + 1;
+  run.context.render.turn();
   const options = { context: run.context, ...(beforeFile !== undefined && { beforeFile }) };
   let verdict = judgeRewrite(rewrite, options, run.windows.pairsOf(rewrite.before));
   // Windows of first readings (carry.ts `EXACT_WINDOW`) are judged again with their copies, for the findings' ranges.

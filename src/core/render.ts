@@ -85,15 +85,34 @@ export function renderMessage(message: Message): string {
   return MESSAGE_HEAD(message.role) + message.blocks.map(renderBlock).join(',') + ']}';
 }
 
+/** What a message's render weighs: its length, and its tokens when they were asked for (-1 until then). */
+export interface RenderMeasure {
+  readonly chars: number;
+  tokens: number;
+}
+
 /**
  * Caches renders per message / tool object, so a step and the window events
  * around it render each message once. Create one per check. The per-block
  * parts are built only when a rule asks for them. A message carried over from
  * an earlier request (`CARRIED_FROM`) shares the entry of its first reading, so
  * the history a request log repeats is rendered once.
+ *
+ * A message's text is kept from one `turn` to the next while something asks
+ * for it; its length and token count (`measure`) as long as the message lives.
+ * A request log compares its carried history by identity after the step that
+ * first reads it, so its renders are let go, not held for the whole history
+ * (a window rendered whole at each step keeps all of its renders).
  */
 export class RenderCache {
-  private readonly texts = new WeakMap<Message, string>();
+  /** Texts asked for since the last `turn`. */
+  private texts = new WeakMap<Message, string>();
+  /** Texts asked for in the turn before: moved to `texts` when asked again, let go at the next `turn`. */
+  private older = new WeakMap<Message, string>();
+  /** Token counts of the texts measured in this turn and the one before (a response and its copy in the next request render alike). */
+  private counts = new Map<string, number>();
+  private olderCounts = new Map<string, number>();
+  private readonly measures = new WeakMap<Message, RenderMeasure>();
   private readonly parts = new WeakMap<Message, MessageRender>();
   private readonly tools = new WeakMap<ToolSchema, string>();
 
@@ -107,8 +126,35 @@ export class RenderCache {
   messageText(message: Message): string {
     const key = message[CARRIED_FROM] ?? message;
     let text = this.texts.get(key);
-    if (text === undefined) this.texts.set(key, (text = renderMessage(message)));
+    if (text === undefined) this.texts.set(key, (text = this.older.get(key) ?? renderMessage(message)));
     return text;
+  }
+
+  /** The length of a message's render and, with `count` (a text's tokens), its tokens; kept per message. */
+  measure(message: Message, count?: (text: string) => number): RenderMeasure {
+    const key = message[CARRIED_FROM] ?? message;
+    let measure = this.measures.get(key);
+    if (!measure || (count && measure.tokens < 0)) {
+      const text = this.messageText(message);
+      measure ??= { chars: text.length, tokens: -1 };
+      if (count) measure.tokens = this.tokensOf(text, count);
+      this.measures.set(key, measure);
+    }
+    return measure;
+  }
+
+  private tokensOf(text: string, count: (text: string) => number): number {
+    let tokens = this.counts.get(text);
+    if (tokens === undefined) this.counts.set(text, (tokens = this.olderCounts.get(text) ?? count(text)));
+    return tokens;
+  }
+
+  /** The next step of a check: texts not asked for since the turn before this one are let go. */
+  turn(): void {
+    this.older = this.texts;
+    this.texts = new WeakMap();
+    this.olderCounts = this.counts;
+    this.counts = new Map();
   }
 
   tool(tool: ToolSchema): string {

@@ -16,6 +16,8 @@ export interface TokenCounter {
   readonly encoding: TokenEncoding;
   /** Tokens in a text (cached per string). */
   count(text: string): number;
+  /** Tokens in a text, not cached (for a caller that keeps the counts it needs: the engine's renders, per message). */
+  countUncached?(text: string): number;
 }
 
 /**
@@ -135,15 +137,14 @@ export function createTokenCounter(encoding: TokenEncoding = 'o200k_base'): Toke
   const encoder = encoderFor(encoding);
   const cache = new Map<string, number>();
   const encode = (text: string) => (text === '' ? 0 : encoder.count(text));
+  const countUncached = (text: string) => (text.length > ESTIMATE_ABOVE ? estimateLong(text, encode) : countLinear(text, encode));
   return {
     encoding,
     count(text: string): number {
       let n = cache.get(text);
-      if (n === undefined) {
-        n = text.length > ESTIMATE_ABOVE ? estimateLong(text, encode) : countLinear(text, encode);
-        cache.set(text, n);
-      }
+      if (n === undefined) cache.set(text, (n = countUncached(text)));
       return n;
     },
+    countUncached,
   };
 }

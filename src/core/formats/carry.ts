@@ -126,7 +126,7 @@ function relativeEnd(source: CarrySource, k: number): number | undefined {
 }
 
 /** The carried messages, moved to the new line (at `base`): every range shifted to the element's place, the array range replaced by `container`. */
-export function carryMessages(source: CarrySource, count: number, base: number, container: SourceRange | undefined): Message[] {
+export function carryMessages(source: Pick<CarrySource, 'items' | 'spans'>, count: number, base: number, container: SourceRange | undefined): Message[] {
   const out = new Array<Message>(count);
   for (let k = 0; k < count; k++) {
     const message = source.items[k] as Message;

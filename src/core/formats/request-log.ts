@@ -29,7 +29,7 @@ import { parseJson, unsliced } from '../json/parse';
 import { asObject, asString, prop, propString, rangeOf } from '../json/nodes';
 import { carryMessages, carrySpans, exactWindow, isShallow, withExact, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message } from '../model';
-import { lineSlice, type SourceLine } from '../text';
+import { lineSlice, type SourceLine, type SourceRange } from '../text';
 import { readByLines, type LineReader, type ThreadInfo, type TranscriptEvent, type TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
 import { lineAt, Unseen } from './common';
@@ -216,20 +216,32 @@ function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec, 
   if (!carrier || !record.line) return { current: codec.readRequest(body) };
   const { line, carried } = record;
   const count = carried?.plan.count ?? 0;
-  const container = carried && rangeOf(carried.array);
-  const copies = () => (carried ? carryMessages(carried.from, count, line.base, container) : []);
+  const copies = carried && carriedCopies(carried.from, count, line.base, rangeOf(carried.array));
   const firstRead = (from: CarrySource) => (count === from.items.length ? from.items : from.items.slice(0, count));
-  const read = carrier.readRequest(body, carried && firstReadings ? firstRead(carried.from) : copies());
+  const read = carrier.readRequest(body, carried && firstReadings ? firstRead(carried.from) : (copies?.() ?? []));
   const spans = carrySpans(carried?.from, count, read.items, line.base, (offset) => lineSlice(line.source, offset - line.source.offset).charCodeAt(0));
   // Its line, unless the text lost a byte order mark (then it is not what the next line was compared with).
   const source = line.base === line.source.offset ? line.source : undefined;
   const carry: CarrySource = { text: line.text, base: line.base, items: read.items, spans, line: source, head: carried ? carried.from.head : textBeforeItems(line.text, spans) };
-  if (!carried || !firstReadings) return { current: read.request, carry };
+  if (!copies || !firstReadings) return { current: read.request, carry };
   // The carried messages are the tail's `items` first `count`; the window holds them after its leading messages.
   const window = read.request.window;
-  const at = window.messages.length - read.items.length;
-  const exact = () => ({ ...window, messages: [...window.messages.slice(0, at), ...copies(), ...window.messages.slice(at + count)] });
-  return { current: { ...read.request, window: withExact(window, exact) }, carry };
+  return { current: { ...read.request, window: withExact(window, exactOf(window, window.messages.length - read.items.length, count, copies)) }, carry };
+}
+
+/**
+ * The carried messages' copies, moved to the line at `base`, made when asked.
+ * Holds the source's messages and spans, not its line: a window kept for its
+ * step (its `EXACT_WINDOW`) must not keep the text of the line before it.
+ */
+function carriedCopies(from: CarrySource, count: number, base: number, container: SourceRange | undefined): () => Message[] {
+  const source = { items: from.items, spans: from.spans };
+  return () => carryMessages(source, count, base, container);
+}
+
+/** The window with the copies of its `count` carried messages (from `at`) in place of their first readings. */
+function exactOf(window: ContextWindow, at: number, count: number, copies: () => Message[]): () => ContextWindow {
+  return () => ({ ...window, messages: [...window.messages.slice(0, at), ...copies(), ...window.messages.slice(at + count)] });
 }
 
 export function loggedExchange(request: ParsedRequest, response: JsonNode | undefined, codec: ProviderCodec): LoggedExchange {
