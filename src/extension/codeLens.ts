@@ -51,11 +51,16 @@ export class StepCodeLenses implements vscode.CodeLensProvider, vscode.Disposabl
     ];
   }
 
-  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    const session = this.sessions.get(document.uri);
-    const report = session?.report;
-    if (!session || !report || !readSettings(document.uri).codeLens) return [];
-    if (session.reportVersion !== document.version) return [];
+  /**
+   * The lenses of the document's report. While an edit waits for its re-check
+   * they come with the re-check's report: answering none would make VS Code
+   * remove every lens (the text below each one jumps up while typing, and back
+   * down after the re-check); meanwhile it keeps showing the lenses it has.
+   */
+  async provideCodeLenses(document: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
+    if (!readSettings(document.uri).codeLens) return [];
+    const report = await this.sessions.reportOf(document, token);
+    if (!report || token.isCancellationRequested) return [];
     return report.steps
       .filter((step) => step.range)
       .map((step) => {

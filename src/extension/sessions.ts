@@ -182,6 +182,30 @@ export class Sessions implements vscode.Disposable {
     return (editor && this.get(editor.document.uri)) ?? this.lastActive;
   }
 
+  /**
+   * The report of a document as it is now: at once, or when the re-check of
+   * its last edit is done. Undefined for a document with no session (or whose
+   * session ends meanwhile), or once `token` is cancelled (edited again).
+   */
+  reportOf(document: vscode.TextDocument, token: vscode.CancellationToken): Promise<Report | undefined> {
+    const current = () => {
+      const session = this.get(document.uri);
+      return session?.report && session.reportVersion === document.version ? session.report : undefined;
+    };
+    if (!this.get(document.uri) || current() || token.isCancellationRequested) return Promise.resolve(current());
+    return new Promise((resolve) => {
+      const done = (report: Report | undefined) => {
+        listeners.forEach((l) => l.dispose());
+        resolve(report);
+      };
+      const listeners = [
+        this.updated.event((s) => s.document === document && current() !== undefined && done(current())),
+        this.closed.event((uri) => uri.toString() === document.uri.toString() && done(undefined)),
+        token.onCancellationRequested(() => done(undefined)),
+      ];
+    });
+  }
+
   /** Opens (and checks) a session when the document is a transcript; undefined otherwise. */
   async open(document: vscode.TextDocument): Promise<Session | undefined> {
     const existing = this.get(document.uri);

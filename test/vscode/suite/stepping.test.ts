@@ -1,8 +1,11 @@
 /// <reference types="mocha" />
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RewriteNode } from '../../../src/extension/tree';
-import { api, closeAll, example, fixture, openTranscript, waitFor } from './helpers';
+import { api, closeAll, example, fixture, openTranscript, setSetting, waitFor } from './helpers';
 
 const lineOf = (editor: vscode.TextEditor) => editor.selection.active.line;
 
@@ -82,6 +85,27 @@ suite('stepping, CodeLens, tree', () => {
         [8, 'Step 3/3 · ABORT'],
       ],
     );
+  });
+
+  test('an edit waiting for its re-check keeps the CodeLens: asked meanwhile, the lenses come with the re-check, never none', async () => {
+    // Answering none while an edit waits for its re-check made VS Code remove every lens as the user typed (the text
+    // jumped up a line at each, and back down after the re-check).
+    await setSetting('debounceMs', 1500);
+    try {
+      // A copy of its own: the edit may be auto-saved, and the other tests read the fixture's shared copy.
+      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-lens-')), 'three-steps.trace.jsonl');
+      fs.copyFileSync(fixture('three-steps.trace.jsonl'), file);
+      const { session, editor } = await openTranscript(file);
+      const at = editor.document.lineAt(2).text.indexOf('Reading a.txt.') + 'Reading a.txt'.length;
+      await editor.edit((b) => b.replace(new vscode.Range(2, at, 2, at + 1), '!'));
+      assert.ok(session.reportVersion < editor.document.version, 'asked before the re-check');
+      const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', session.uri);
+      assert.equal(session.reportVersion, editor.document.version, 'answered with the report of the edited text');
+      const ours = lenses.filter((l) => l.command?.command === 'prefixLens.inspectStep');
+      assert.deepEqual(ours.map((l) => l.range.start.line), [6, 7, 8]);
+    } finally {
+      await setSetting('debounceMs', undefined);
+    }
   });
 
   test('an interleaved request log: the CodeLens and the tree name the thread of each step', async () => {
