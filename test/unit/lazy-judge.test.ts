@@ -60,6 +60,11 @@ const hostileArb: fc.Arbitrary<unknown> = fc.oneof(
   textArb.map((text) => Object.defineProperty({ content: text }, 'role', { value: 'user', enumerable: false })),
   textArb.map((text) => Object.assign(Object.create({ role: 'user' }) as object, { content: text })),
   textArb.map((text) => Object.defineProperty(Object.assign(Object.create({ role: 'user' }) as object, { content: text }), 'role', { value: 'user', enumerable: false })),
+  // Ids the reader does not read (inherited or not enumerable) but the ids pass lists: a wider superset, the same verdict.
+  idArb.map((id) => Object.assign(Object.create({ tool_calls: [{ id, name: 'search', arguments: '{}' }] }) as object, { role: 'assistant', content: 'ok' })),
+  idArb.map((id) => Object.defineProperty({ role: 'assistant' }, 'content', { value: [{ type: 'tool_use', id, name: 'search', input: {} }], enumerable: false })),
+  idArb.map((id) => ({ role: 'user', content: [Object.assign(Object.create({ type: 'tool_result' }) as object, { tool_use_id: id, content: 'rows' })] })),
+  fc.constant(Object.assign(Object.create({ tool_call_id: '' }) as object, { role: 'tool', content: 'ok' })),
 );
 const anyMessageArb = fc.oneof({ weight: 30, arbitrary: messageArb }, { weight: 1, arbitrary: hostileArb });
 const toolArb = fc.record({ name: nameArb, version: fc.constantFrom('1', '2'), input_schema: fc.constant({ type: 'object' }) });
@@ -222,4 +227,26 @@ test('a compaction of a long window reads only the messages its verdict needs', 
   // The ids pass reads each message once; only the cut pair and the frontier's are read into the model.
   assert.ok(readAgain.length <= 6, `read again: ${readAgain.join(', ')}`);
   for (let m = 0; m < size; m++) assert.ok((reads[m] ?? 0) >= 1);
+});
+
+test('ids given by getters that change from read to read (an object changed while judged: not the same reading twice) get a verdict, never a crash', () => {
+  /** `value` with `key` a getter giving `values` in turn, one a read. */
+  const changing = (value: Plain, key: string, values: readonly string[]) => {
+    let reads = 0;
+    return Object.defineProperty(value, key, { enumerable: true, get: () => values[reads++ % values.length] });
+  };
+  const valuesArb = fc.array(fc.constantFrom('c1', 'c2', ''), { minLength: 2, maxLength: 3 });
+  const changingArb = fc.oneof(
+    valuesArb.map((ids) => ({ role: 'assistant', content: [changing({ type: 'tool_use', name: 'search', input: {} }, 'id', ids)] })),
+    valuesArb.map((ids) => ({ role: 'user', content: [changing({ type: 'tool_result', content: 'rows' }, 'tool_use_id', ids)] })),
+    valuesArb.map((ids) => changing({ role: 'tool', content: 'rows' }, 'tool_call_id', ids)),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.oneof(messageArb, changingArb), { maxLength: 12 }), opArb, fc.constantFrom(...sources), (messages, op, source) => {
+      const window = { tools: [], messages, boundary: messages.length };
+      const verdict = guardRewrite(window, proposalOf(op, window), { source, tokens: false });
+      assert.ok(['patch', 'defer', 'abort'].includes(verdict.decision));
+    }),
+    { numRuns: 1000 },
+  );
 });

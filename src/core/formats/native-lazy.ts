@@ -14,7 +14,11 @@
  *   element must be a message (none skipped), so indexes are the reader's.
  * - The pass lists, per message, every id the reader may make a call or
  *   result of (`tool_use` ids, `tool_result` / `tool_call_id` ids,
- *   `tool_calls` ids): a superset of its blocks' ids. Pairs and calls are read
+ *   `tool_calls` ids, read as plain properties, inherited or not enumerable
+ *   ones too, which the reader skips): a superset of its blocks' ids while
+ *   each property gives one value (a getter that gives the reader another one
+ *   is an object changed while judged: it gets a verdict, maybe not
+ *   `createGuard`'s). Pairs and calls are read
  *   from the messages that mention their id; a wider span of reaching
  *   messages only judges more pairs (cut-step.ts says why that is the same).
  * - Two messages render alike only with the same role and the same blocks'
