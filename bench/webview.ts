@@ -41,7 +41,7 @@ import { emptyReport, largeReport } from '../test/fixtures/inspector/reports';
 import { fixtureOf, type Harness, ROOT, startHarness, waitReady } from '../test/webview/harness';
 import type { Fixture } from '../test/webview/stub';
 import { addResult, type BenchResult, formatTable, removeResults, result } from './results';
-import { traceEvents } from './trace';
+import { type TraceEvent, traceEvents } from './trace';
 
 const RUNS = 3;
 const MESSAGES = 10_000;
@@ -79,9 +79,11 @@ async function stepChange(page: Page, key: string, want: number): Promise<StepTi
  * The main thread's CPU time (ms) from the step message reaching the page to the frame showing the
  * step painted: a performance trace (as bench/session-view.ts times a scroll) gives every task the
  * renderer's main thread ran (`RunTask`) with its thread time; the tasks from the one that received
- * the message to the one that marked the paint are summed (the message's task, the frame's rendering
- * update with its style, layout and paint, and whatever ran between). Thread time, not wall time: on
- * the shared 2-core machine wall time also counts other processes, and the wait for the next frame.
+ * the message to the first frame that paints after it are summed (the message's task, whatever ran
+ * between, and the frame's rendering update with its style, layout and paint). Work the panel leaves
+ * for when the browser is idle after that frame (the Tool pairs list) is not counted, even when it
+ * runs before the task marking the paint. Thread time, not wall time: on the shared 2-core machine
+ * wall time also counts other processes, and the wait for the next frame.
  */
 async function stepWork(harness: Harness, page: Page, key: string, want: number): Promise<number> {
   await harness.browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
@@ -90,11 +92,12 @@ async function stepWork(harness: Harness, page: Page, key: string, want: number)
   const received = events.filter((e) => e.name === 'pl-step-received').at(-1);
   const painted = events.filter((e) => e.name === 'pl-step-painted').at(-1);
   if (!received || !painted) throw new Error('the trace has no step marks');
-  const tasks = events.filter(
-    (e) => e.name === 'RunTask' && e.ph === 'X' && e.pid === received.pid && e.tid === received.tid && e.ts + (e.dur ?? 0) >= received.ts && e.ts <= painted.ts,
-  );
-  if (tasks.length === 0 || tasks.some((e) => e.tdur === undefined)) throw new Error('the trace has no thread times for the step');
-  return tasks.reduce((sum, e) => sum + (e.tdur ?? 0), 0) / 1000;
+  const onMain = (e: TraceEvent) => e.pid === received.pid && e.tid === received.tid;
+  const tasks = events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && onMain(e) && e.ts + (e.dur ?? 0) >= received.ts && e.ts <= painted.ts);
+  const paints = events.filter((e) => e.name === 'Paint' && onMain(e) && e.ts >= received.ts);
+  const frame = tasks.find((t) => paints.some((e) => e.ts >= t.ts && e.ts <= t.ts + (t.dur ?? 0)));
+  if (!frame || tasks.some((e) => e.tdur === undefined)) throw new Error('the trace has no painted frame or no thread times for the step');
+  return tasks.filter((e) => e.ts <= frame.ts).reduce((sum, e) => sum + (e.tdur ?? 0), 0) / 1000;
 }
 
 /** The issue's targets for a step shown (ms). */

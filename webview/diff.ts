@@ -77,7 +77,7 @@ export class DiffView {
       wordWrap: 'on',
       wrappingStrategy: 'simple',
       minimap: { enabled: false },
-      scrollBeyondLastLine: false,
+      scrollBeyondLastLine: true,
       renderControlCharacters: true,
       unicodeHighlight: { invisibleCharacters: true, ambiguousCharacters: false, nonBasicASCII: false },
       stopRenderingLineAfter: 20_000,
@@ -91,6 +91,7 @@ export class DiffView {
       selectionHighlight: false,
       folding: false,
       renderGutterMenu: false,
+      editContext: false,
       fontFamily: font.fontFamily,
       fontSize: font.fontSize,
       ariaLabel: 'Consumed prefix (left) and proposed rewrite (right)',
@@ -114,7 +115,7 @@ export class DiffView {
     LOCAL_DIFF.recompute(this.knownEnds(content.changed));
     await computed;
     if (generation !== this.generation) return;
-    this.markViolations();
+    this.markViolations(content.before);
     this.folds.apply(this.diff.getLineChanges() ?? [], content.before.text);
     this.revealFirstChange();
     for (const pane of [this.before, this.after]) pane.decorateVisible();
@@ -131,7 +132,11 @@ export class DiffView {
     return consistent ? { head, tail, versions: [original.getVersionId(), modified.getVersionId()] } : undefined;
   }
 
-  /** Opens a step where it matters: its first change, else the boundary (on the side that is shown). */
+  /**
+   * Opens a step where it matters: its first change, else the boundary (on the side that is shown).
+   * A change already wholly on screen on both sides (the next append of a log shown at its end) is
+   * not scrolled to: a scroll moves every line on screen and costs the step's frame a full redraw.
+   */
   private revealFirstChange(): void {
     const first = this.diff.getLineChanges()?.[0];
     const inline = this.isInline();
@@ -140,6 +145,12 @@ export class DiffView {
       pane.editor.revealLineInCenter(Math.max(1, pane.boundaryLine()));
       return;
     }
+    const shown = (editor: monaco.editor.ICodeEditor, start: number, end: number) => {
+      const ranges = editor.getVisibleRanges();
+      return ranges.length > 0 && ranges[0]!.startLineNumber <= Math.max(1, start) && Math.max(start, end) <= ranges[ranges.length - 1]!.endLineNumber;
+    };
+    const onScreen = shown(this.after.editor, first.modifiedStartLineNumber, first.modifiedEndLineNumber) && (inline || shown(this.before.editor, first.originalStartLineNumber, first.originalEndLineNumber));
+    if (onScreen) return;
     if (!inline && (first.modifiedEndLineNumber === 0 || first.originalEndLineNumber !== 0)) {
       this.before.editor.revealLineInCenter(Math.max(1, first.originalStartLineNumber));
     } else this.after.editor.revealLineInCenter(Math.max(1, first.modifiedStartLineNumber));
@@ -214,26 +225,21 @@ export class DiffView {
     document.body.dataset.activePair = id ?? '';
   }
 
-  /** Changes on the left inside the consumed prefix are violations of prefix identity. */
-  private markViolations(): void {
-    const boundary = this.before.boundaryLine();
+  /**
+   * Changes on the left inside the consumed prefix are violations of prefix identity: text replaced
+   * or removed before the boundary, or text inserted before it. Text inserted at the boundary itself
+   * (an append) or after it changes nothing the model read.
+   */
+  private markViolations(before: PaneText): void {
+    const model = this.before.model;
+    const consumed = before.boundaryMessages === 0 ? 0 : before.boundaryOffset;
     const ranges: monaco.IRange[] = [];
     for (const change of this.diff.getLineChanges() ?? []) {
-      if (change.originalEndLineNumber === 0) {
-        // Lines inserted after `originalStartLineNumber`: inside the prefix when before the boundary.
-        const line = change.originalStartLineNumber;
-        if (line < boundary) ranges.push(new monaco.Range(line, 1, line, 1));
-        continue;
-      }
-      if (change.originalStartLineNumber > boundary) continue;
-      const inner = (change.charChanges ?? []).filter((c) => c.originalStartLineNumber <= boundary && c.originalEndLineNumber > 0);
-      if (inner.length) {
-        for (const c of inner) {
-          ranges.push(new monaco.Range(c.originalStartLineNumber, c.originalStartColumn, c.originalEndLineNumber, c.originalEndColumn));
-        }
-      } else {
-        const end = Math.min(change.originalEndLineNumber, boundary);
-        ranges.push(new monaco.Range(change.originalStartLineNumber, 1, end, this.before.model.getLineMaxColumn(end)));
+      for (const range of originalRanges(change, model)) {
+        const start = model.getOffsetAt(range.getStartPosition());
+        const end = model.getOffsetAt(range.getEndPosition());
+        if (start >= consumed) continue;
+        ranges.push(end > consumed ? monaco.Range.fromPositions(range.getStartPosition(), model.getPositionAt(consumed)) : range);
       }
     }
     this.before.setViolations(ranges);
@@ -243,4 +249,18 @@ export class DiffView {
   layout(): void {
     this.diff.layout();
   }
+}
+
+/** The left side's changed ranges of a line change: its character changes, else its whole lines (empty for lines inserted after a line). */
+function originalRanges(change: monaco.editor.ILineChange, model: monaco.editor.ITextModel): monaco.Range[] {
+  if (change.originalEndLineNumber === 0) {
+    const line = change.originalStartLineNumber;
+    // Lines inserted after `line`: at the start of the next line (or the end of the text).
+    const at = line < model.getLineCount() ? new monaco.Position(line + 1, 1) : new monaco.Position(Math.max(1, line), model.getLineMaxColumn(Math.max(1, line)));
+    return [monaco.Range.fromPositions(at, at)];
+  }
+  const inner = (change.charChanges ?? []).filter((c) => c.originalEndLineNumber > 0);
+  if (inner.length) return inner.map((c) => new monaco.Range(c.originalStartLineNumber, c.originalStartColumn, c.originalEndLineNumber, c.originalEndColumn));
+  const end = change.originalEndLineNumber;
+  return [new monaco.Range(change.originalStartLineNumber, 1, end, model.getLineMaxColumn(end))];
 }

@@ -161,6 +161,17 @@ export async function openInspector(harness: Harness, fixture: Fixture, theme: T
   return { page, errors };
 }
 
+/**
+ * Monaco puts its API on `window` when its environment asks for it: the page's environment, plus that.
+ * (A string: tsx would wrap a function's named arrows in a helper the page does not have.)
+ */
+export async function exposeMonaco(page: Page): Promise<void> {
+  await page.addInitScript(`{
+    let environment;
+    Object.defineProperty(window, 'MonacoEnvironment', { configurable: true, get: () => environment, set: (value) => (environment = { ...value, globalAPI: true }) });
+  }`);
+}
+
 /** Waits for the webview to finish showing a step (`step`), or anything. */
 export async function waitReady(page: Page, step?: number, timeout = 30_000): Promise<void> {
   await page.waitForFunction(

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import type { Report } from '../../src/core/results';
 import type { Message } from '../../src/core/model';
 import { call, msg, report, result, text, tool, win } from '../fixtures/inspector/reports';
-import { ENGINE, fixtureOf, type Harness, openInspector, startHarness, waitReady } from './harness';
+import { ENGINE, exposeMonaco, fixtureOf, type Harness, openInspector, startHarness, waitReady } from './harness';
 import type { Fixture } from './stub';
 
 let harness: Harness;
@@ -82,17 +82,6 @@ function modelTexts(page: Page): Promise<{ before: string; after: string }> {
     const model = monaco.editor.getDiffEditors()[0]!.getModel();
     return { before: model.original.getValue(), after: model.modified.getValue() };
   });
-}
-
-/**
- * Monaco puts its API on `window` when its environment asks for it: the page's environment, plus that.
- * (A string: tsx would wrap a function's named arrows in a helper the page does not have.)
- */
-async function exposeMonaco(page: Page): Promise<void> {
-  await page.addInitScript(`{
-    let environment;
-    Object.defineProperty(window, 'MonacoEnvironment', { configurable: true, get: () => environment, set: (value) => (environment = { ...value, globalAPI: true }) });
-  }`);
 }
 
 async function walk(seed: number, moves: number): Promise<void> {

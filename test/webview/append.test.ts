@@ -1,0 +1,85 @@
+/**
+ * The common step of a request log: the next request appends a message to a window the model read in
+ * full. Shown at the window's end, the step's new lines appear where the view already is (no scroll:
+ * a scroll redraws every line on screen), the diff marks the changed lines and nothing above them,
+ * the new pair is coloured on screen, and nothing counts as changed inside the consumed prefix (the
+ * append starts at the boundary).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { Message } from '../../src/core/model';
+import type { Report } from '../../src/core/results';
+import { call, msg, report, result, text, tool, win } from '../fixtures/inspector/reports';
+import { ENGINE, exposeMonaco, fixtureOf, type Harness, openInspector, startHarness, waitReady } from './harness';
+
+let harness: Harness;
+before(async () => {
+  harness = await startHarness();
+});
+after(async () => {
+  await harness?.close();
+});
+
+/** A log of four requests, each the previous one read in full plus one message: a question, a tool call, its result. */
+function requestLog(): Report {
+  const tools = [tool('read_file')];
+  const history: Message[] = [msg('system', text('You are a careful assistant.'))];
+  for (let i = 1; i <= 60; i++) history.push(msg('user', text(`question-${i}: what does src/module_${i}.ts export?`)), msg('assistant', text(`answer-${i}: a function f${i}.`)));
+  const requests = [history];
+  for (const next of [msg('user', text('question-last: read the config')), msg('assistant', call('toolu_last', 'read_file', { path: 'config.json' })), msg('user', result('toolu_last', 'result-last: debug on'))]) {
+    requests.push([...requests.at(-1)!, next]);
+  }
+  const steps = requests.slice(1).map((after, i) => {
+    const read = requests[i]!;
+    return { source: 'runtime' as const, before: win(tools, read, read.length), after: win(tools, after, read.length), decision: 'patch' as const, findings: [] };
+  });
+  return report('/work/logs/requests.jsonl', steps);
+}
+
+/** Both editors' scroll positions (Monaco's API, exposed to the test). */
+const scrollTops = (page: Page) =>
+  page.evaluate(`(() => { const d = window.monaco.editor.getDiffEditors()[0]; return [d.getOriginalEditor().getScrollTop(), d.getModifiedEditor().getScrollTop()]; })()`) as Promise<number[]>;
+
+/** The right side's lines on screen: their text, and whether the diff marks them inserted (an overlay row at the same top). */
+function modifiedLines(page: Page): Promise<{ text: string; inserted: boolean }[]> {
+  return page.evaluate(() => {
+    const editor = document.querySelector('.editor.modified')!;
+    const inserted = new Set(Array.from(editor.querySelectorAll('.view-overlays .line-insert')).map((e) => (e.parentElement as HTMLElement).style.top));
+    return Array.from(editor.querySelectorAll<HTMLElement>('.view-lines .view-line')).map((l) => ({ text: (l.textContent ?? '').replace(/\u00a0/g, ' '), inserted: inserted.has(l.style.top) }));
+  });
+}
+
+/** The step is shown and the frame showing it painted (Monaco draws in that frame). */
+async function painted(page: Page, step: number): Promise<void> {
+  await waitReady(page, step);
+  await page.waitForFunction(() => Boolean(document.body.dataset.paintMs));
+}
+
+test('an append step of a log shown at its end: no scroll, only the changed lines marked, the new pair coloured, no violation', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(requestLog(), 'light', ENGINE, 1), 'light', 1400, exposeMonaco);
+  await painted(page, 1);
+  assert.ok((await modifiedLines(page)).some((l) => l.text.includes('question-last') && l.inserted), 'step 1 opens at its change, the window end');
+  for (const [step, added] of [[2, 'toolu_last'], [3, 'result-last']] as const) {
+    const shownBefore = await scrollTops(page);
+    await page.keyboard.press(']');
+    await painted(page, step);
+    assert.deepEqual(await scrollTops(page), shownBefore, `step ${step}: its change was on screen: no scroll`);
+    const lines = await modifiedLines(page);
+    const added_ = lines.filter((l) => l.text.includes(added));
+    assert.ok(added_.length > 0 && added_.every((l) => l.inserted), `step ${step}: the new message is on screen, marked inserted`);
+    const older = lines.filter((l) => /(question|answer)-\d+:/.test(l.text));
+    assert.ok(older.length > 10, `step ${step}: earlier turns on screen`);
+    assert.deepEqual(older.filter((l) => l.inserted), [], `step ${step}: no earlier turn marked`);
+    assert.equal(await page.evaluate(() => document.body.dataset.violations), '0', `step ${step}: an append at the boundary changes nothing consumed`);
+    assert.equal(await page.locator('.pl-violation').count(), 0);
+  }
+  // The new result takes its call's colour, on screen right after the step.
+  const colour = (role: 'call' | 'result') =>
+    page.locator(`.editor.modified .view-line .pl-${role}`).filter({ hasText: 'toolu_last' }).first().evaluate((e) => Array.from(e.classList).find((c) => /^pl-c\d+$/.test(c)));
+  const callColour = await colour('call');
+  assert.ok(callColour, 'the call is coloured');
+  assert.equal(await colour('result'), callColour, 'its result has the same colour');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
