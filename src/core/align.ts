@@ -106,6 +106,8 @@ export function alignFound(beforeLength: number, find: TextFinder, sides: AlignS
   for (let i = 0; i <= afterLength; i++) {
     const trailing = i === afterLength;
     if (!trailing && afterKind[i] !== SAME) continue;
+    // Consecutive matches have no gap between them: skip to the last one.
+    while (i === prevI + 1 && i + 1 < afterLength && afterKind[i + 1] === SAME) prevI = i++;
     const j = trailing ? beforeLength : (afterOrigin[i] as number);
     // The trailing gap may also hold appended messages (a request log's next
     // request): its first messages are paired with the before tail.
@@ -126,16 +128,17 @@ function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSide
   const { afterOrigin, afterKind, beforeFate } = out;
   const [before, after] = sides.shared ? [sides.shared.before, sides.shared.after] : [[], []];
   const shared = Math.min(beforeLength, before.length);
+  const afterLength = sides.afterLength;
   let next = 0;
-  for (let i = 0; i < sides.afterLength; i++) {
+  for (let i = 0; i < afterLength; i++) {
     // A run of shared messages (a window kept, or cut and shifted) is matched in place.
-    while (i < sides.afterLength && next < shared && after[i] === before[next]) {
+    const start = i;
+    for (; i < afterLength && next < shared && after[i] === before[next]; i++, next++) {
       afterOrigin[i] = next;
-      afterKind[i] = SAME;
-      beforeFate[next] = i++;
-      next++;
+      beforeFate[next] = i;
     }
-    if (i === sides.afterLength) return;
+    if (i > start) afterKind.fill(SAME, start, i);
+    if (i === afterLength) return;
     const j = next < beforeLength && sides.sameMessage?.(i, next) ? next : find(i, next);
     if (j === -1) continue;
     afterOrigin[i] = j;

@@ -72,9 +72,9 @@ function firstText(message: Message): string | undefined {
   return first?.kind === 'text' ? first.text : undefined;
 }
 
-/** The ids the plain messages mention (see the module comment), in message order. */
+/** The ids the plain messages mention (see the module comment), in message order: message m's are `id[starts[m]]` to `id[starts[m + 1] - 1]`. */
 interface Mentions {
-  readonly message: number[];
+  readonly starts: Int32Array;
   readonly id: string[];
   /** `mentionsOfId` of the ids looked up so far (a cut's pairs and its alignment ask for the same ones). */
   found?: Map<string, number[]>;
@@ -107,31 +107,33 @@ export function lazyWindow(value: unknown, render: RenderCache): LazyWindow | un
 
 function scan(plain: readonly unknown[]): { messages: LazyMessage[]; mentions: Mentions } | undefined {
   const messages = new Array<LazyMessage>(plain.length);
-  const mentions: Mentions = { message: [], id: [] };
+  const starts = new Int32Array(plain.length + 1);
+  const id: string[] = [];
   // Read once: each read of an imported binding may be a call (module interop).
   const roleOf = plainRole;
   for (let m = 0; m < plain.length; m++) {
     const value = plain[m];
     const role = roleOf(value);
-    if (role === undefined || !mention(value as Plain, m, mentions)) return undefined;
+    starts[m] = id.length;
+    if (role === undefined || !mention(value as Plain, id)) return undefined;
     messages[m] = new LazyMessage(value, role);
   }
-  return { messages, mentions };
+  starts[plain.length] = id.length;
+  return { messages, mentions: { starts, id } };
 }
 
-/** Adds a mention of `id` when it is a string; false when it is empty. */
-function add(id: unknown, m: number, into: Mentions): boolean {
+/** Adds `id` when it is a string; false when it is empty. */
+function add(id: unknown, into: string[]): boolean {
   if (typeof id !== 'string') return true;
   if (id === '') return false;
-  into.message.push(m);
-  into.id.push(id);
+  into.push(id);
   return true;
 }
 
-/** Adds the ids message m mentions; false when one is empty. */
-function mention(value: Plain, m: number, into: Mentions): boolean {
+/** Adds the ids a message mentions; false when one is empty. */
+function mention(value: Plain, into: string[]): boolean {
   const callId = value.tool_call_id;
-  if (callId !== undefined && !add(callId, m, into)) return false;
+  if (callId !== undefined && !add(callId, into)) return false;
   const content = value.content;
   if (Array.isArray(content)) {
     // As the reader iterates them (for…of).
@@ -139,13 +141,13 @@ function mention(value: Plain, m: number, into: Mentions): boolean {
       if (typeof part !== 'object' || part === null) continue;
       const type = (part as Plain).type;
       const id = type === 'tool_use' ? (part as Plain).id : type === 'tool_result' ? (part as Plain).tool_use_id : undefined;
-      if (id !== undefined && !add(id, m, into)) return false;
+      if (id !== undefined && !add(id, into)) return false;
     }
   }
   const calls = value.tool_calls;
   if (!Array.isArray(calls)) return true;
   for (const call of calls as unknown[]) {
-    if (typeof call === 'object' && call !== null && !add((call as Plain).id, m, into)) return false;
+    if (typeof call === 'object' && call !== null && !add((call as Plain).id, into)) return false;
   }
   return true;
 }
@@ -153,15 +155,23 @@ function mention(value: Plain, m: number, into: Mentions): boolean {
 /** The distinct messages mentioning each id (of `ids`, else all), in order. */
 function mentioning(mentions: Mentions, ids?: ReadonlySet<string>): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  for (let k = 0; k < mentions.id.length; k++) {
-    const id = mentions.id[k] as string;
-    if (ids && !ids.has(id)) continue;
-    const m = mentions.message[k] as number;
-    const list = out.get(id);
-    if (!list) out.set(id, [m]);
-    else if (list[list.length - 1] !== m) list.push(m);
+  const { starts, id: all } = mentions;
+  for (let m = 0; m + 1 < starts.length; m++) {
+    for (let k = starts[m] as number; k < (starts[m + 1] as number); k++) {
+      const id = all[k] as string;
+      if (ids && !ids.has(id)) continue;
+      const list = out.get(id);
+      if (!list) out.set(id, [m]);
+      else if (list[list.length - 1] !== m) list.push(m);
+    }
   }
   return out;
+}
+
+/** The message of mention k. */
+function messageOf(mentions: Mentions, k: number): number {
+  const starts = mentions.starts;
+  return partitionPoint(starts.length - 1, (m) => (starts[m + 1] as number) <= k);
 }
 
 /** The distinct messages mentioning `id`, in order (`mentioning` of one id, by a scan). */
@@ -172,7 +182,7 @@ function mentionsOfId(mentions: Mentions, id: string): number[] {
   (mentions.found ??= new Map()).set(id, out);
   // By the builtin search (fast from the first call: a cut's few ids are looked up once per judgement).
   for (let k = mentions.id.indexOf(id); k >= 0; k = mentions.id.indexOf(id, k + 1)) {
-    const m = mentions.message[k] as number;
+    const m = messageOf(mentions, k);
     if (out[out.length - 1] !== m) out.push(m);
   }
   return out;
@@ -227,11 +237,9 @@ function cutSources(messages: readonly LazyMessage[], mentions: Mentions, render
  * last) mentioned; the other side is looked up.
  */
 function reaching(mentions: Mentions, cut: number, fromBefore: boolean): Span {
-  const { id, message } = mentions;
-  const k0 = partitionPoint(id.length, (k) => (message[k] as number) < cut);
-  const k = farthestCrossing(id, k0, fromBefore);
+  const k = farthestCrossing(mentions.id, mentions.starts[cut] as number, fromBefore);
   if (k < 0) return { from: cut, to: cut };
-  return fromBefore ? { from: message[k] as number, to: cut } : { from: cut, to: (message[k] as number) + 1 };
+  return fromBefore ? { from: messageOf(mentions, k), to: cut } : { from: cut, to: messageOf(mentions, k) + 1 };
 }
 
 /**
