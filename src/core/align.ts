@@ -98,23 +98,6 @@ export function alignFound(beforeLength: number, find: TextFinder, sides: AlignS
     afterKind: new Uint8Array(buffer, 4 * (sides.afterLength + beforeLength), sides.afterLength).fill(INSERTED),
   };
   matchIdentical(beforeLength, find, sides, out);
-  // Pair up the gaps between anchors (and after the last one).
-  const { afterKind, afterOrigin } = out;
-  const afterLength = sides.afterLength;
-  let prevI = -1;
-  let prevJ = -1;
-  for (let i = 0; i <= afterLength; i++) {
-    const trailing = i === afterLength;
-    if (!trailing && afterKind[i] !== SAME) continue;
-    // Consecutive matches have no gap between them: skip to the last one.
-    while (i === prevI + 1 && i + 1 < afterLength && afterKind[i + 1] === SAME) prevI = i++;
-    const j = trailing ? beforeLength : (afterOrigin[i] as number);
-    // The trailing gap may also hold appended messages (a request log's next
-    // request): its first messages are paired with the before tail.
-    if (i > prevI + 1) pairGap(prevI + 1, trailing ? Math.min(i, prevI + 1 + j - prevJ - 1) : i, prevJ + 1, j, out, sides.sameRole);
-    prevI = i;
-    prevJ = j;
-  }
   return out;
 }
 
@@ -122,30 +105,46 @@ export function alignFound(beforeLength: number, find: TextFinder, sides: AlignS
  * Greedy in-order matching of identical texts: each after message takes the
  * first before message at or after the last match with its text. An after
  * message known to be the next before message takes it without a lookup.
- * Matches are written into `out` as SAME.
+ * Matches are written into `out` as SAME; the gap before each match (and
+ * after the last one) is paired as it is passed (`pairGap`: matches only come
+ * later, past both sides of it).
  */
 function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSides, out: Alignment): void {
   const { afterOrigin, afterKind, beforeFate } = out;
   const [before, after] = sides.shared ? [sides.shared.before, sides.shared.after] : [[], []];
   const shared = Math.min(beforeLength, before.length);
   const afterLength = sides.afterLength;
+  // The last match so far (after index, before index).
+  let prevI = -1;
+  let prevJ = -1;
   let next = 0;
   for (let i = 0; i < afterLength; i++) {
     // A run of shared messages (a window kept, or cut and shifted) is matched in place.
     const start = i;
+    if (i > prevI + 1 && next < shared && after[i] === before[next]) pairGap(prevI + 1, i, prevJ + 1, next, out, sides.sameRole);
     for (; i < afterLength && next < shared && after[i] === before[next]; i++, next++) {
       afterOrigin[i] = next;
       beforeFate[next] = i;
     }
-    if (i > start) afterKind.fill(SAME, start, i);
-    if (i === afterLength) return;
+    if (i > start) {
+      afterKind.fill(SAME, start, i);
+      prevI = i - 1;
+      prevJ = next - 1;
+    }
+    if (i === afterLength) break;
     const j = next < beforeLength && sides.sameMessage?.(i, next) ? next : find(i, next);
     if (j === -1) continue;
+    if (i > prevI + 1) pairGap(prevI + 1, i, prevJ + 1, j, out, sides.sameRole);
     afterOrigin[i] = j;
     afterKind[i] = SAME;
     beforeFate[j] = i;
     next = j + 1;
+    prevI = i;
+    prevJ = j;
   }
+  // The trailing gap may also hold appended messages (a request log's next
+  // request): its first messages are paired with the before tail.
+  if (afterLength > prevI + 1) pairGap(prevI + 1, Math.min(afterLength, prevI + beforeLength - prevJ), prevJ + 1, beforeLength, out, sides.sameRole);
 }
 
 function pairGap(

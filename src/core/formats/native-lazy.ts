@@ -74,7 +74,7 @@ function firstText(message: Message): string | undefined {
 
 /** The ids the plain messages mention (see the module comment), in message order: message m's are `id[starts[m]]` to `id[starts[m + 1] - 1]`. */
 interface Mentions {
-  readonly starts: Int32Array;
+  readonly starts: readonly number[];
   readonly id: string[];
   /** `mentionsOfId` of the ids looked up so far (a cut's pairs and its alignment ask for the same ones). */
   found?: Map<string, number[]>;
@@ -107,7 +107,7 @@ export function lazyWindow(value: unknown, render: RenderCache): LazyWindow | un
 
 function scan(plain: readonly unknown[]): { messages: LazyMessage[]; mentions: Mentions } | undefined {
   const messages = new Array<LazyMessage>(plain.length);
-  const starts = new Int32Array(plain.length + 1);
+  const starts = new Array<number>(plain.length + 1);
   const id: string[] = [];
   // Read once: each read of an imported binding may be a call (module interop).
   const roleOf = plainRole;
