@@ -35,6 +35,8 @@ export class Session {
   checksStarted = 0;
   /** Watches the file on disk, so an append is read at once, not when the editor reloads the document. */
   watcher: fs.FSWatcher | undefined;
+  /** Why the last check failed (its error), until a check gives a report. */
+  failure: string | undefined;
 
   constructor(readonly document: vscode.TextDocument) {}
 
@@ -57,6 +59,7 @@ export class Session {
   setReport(report: Report, version: number): void {
     this.current = report;
     this.reportVersion = version;
+    this.failure = undefined;
     if (this.selected !== undefined && !this.step(this.selected)) this.selected = undefined;
     this.changed.fire();
   }
@@ -128,6 +131,7 @@ export class Sessions implements vscode.Disposable {
   private readonly activeChanged = new vscode.EventEmitter<Session | undefined>();
   private readonly updated = new vscode.EventEmitter<Session>();
   private readonly closed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly failed = new vscode.EventEmitter<Session>();
   private readonly checkedOnDisk = new vscode.EventEmitter<{ readonly uri: vscode.Uri; readonly report: Report }>();
   private readonly droppedOnDisk = new vscode.EventEmitter<vscode.Uri>();
   /** Checks started from the file on disk when its tab opened, before VS Code loaded the document. */
@@ -140,6 +144,8 @@ export class Sessions implements vscode.Disposable {
   readonly onDidUpdate = this.updated.event;
   /** A session ended (document closed or no longer a transcript). */
   readonly onDidClose = this.closed.event;
+  /** A session's check failed: its `failure` says why (its report, if any, is the last one that came). */
+  readonly onDidFail = this.failed.event;
   /** A file whose tab opened was checked from disk before its document came (its session's report follows then). */
   readonly onDidCheckOnDisk = this.checkedOnDisk.event;
   /** The tab of a file checked from disk (`onDidCheckOnDisk`) closed before its document came: its report is void. */
@@ -238,6 +244,10 @@ export class Sessions implements vscode.Disposable {
     } catch (error) {
       // Edited into something that is no longer a transcript: end the session quietly.
       if (!isTranscript(session.document, settings)) return this.close(session.uri);
+      if (session.checksStarted === started && this.get(session.uri) === session) {
+        session.failure = error instanceof Error ? error.message : String(error);
+        this.failed.fire(session);
+      }
       void vscode.window.showWarningMessage(`Prefix Lens could not check ${file}: ${String(error)}`);
     }
   }
@@ -361,6 +371,7 @@ export class Sessions implements vscode.Disposable {
     this.activeChanged.dispose();
     this.updated.dispose();
     this.closed.dispose();
+    this.failed.dispose();
     this.checkedOnDisk.dispose();
     this.droppedOnDisk.dispose();
   }

@@ -2,7 +2,8 @@
  * The session view tests' stand-in for VS Code: `acquireVsCodeApi` whose host
  * answers `ready` with the snapshot in `window.__session` (built in Node by the
  * real view builder), records what the webview posts, and can push a new
- * snapshot (`window.__push`) as a growing file would. Applies the theme's
+ * snapshot (`window.__push`) as a growing file would, or why there is none
+ * (`window.__notice`). Applies the theme's
  * `--vscode-*` variables, as VS Code does.
  */
 import { parseSessionWebviewMessage, type SessionHostMessage, type SessionView, type SessionWebviewMessage } from '../../src/shared/session-protocol';
@@ -12,6 +13,7 @@ interface TestWindow {
   __session: { view: SessionView; theme: StubTheme };
   __posted: SessionWebviewMessage[];
   __push(view: SessionView): void;
+  __notice(reason: string): void;
   acquireVsCodeApi(): unknown;
 }
 
@@ -22,6 +24,7 @@ applyTheme(fixture.theme);
 
 const send = (message: SessionHostMessage): void => sendLater(message);
 page.__push = (view) => send({ type: 'session', view });
+page.__notice = (reason) => send({ type: 'empty', reason });
 
 page.acquireVsCodeApi = () => ({
   postMessage: hostReceiver(parseSessionWebviewMessage, page.__posted, (message) => {

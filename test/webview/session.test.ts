@@ -180,6 +180,18 @@ test('hostile text is shown as text and runs nothing', async () => {
   await page.context().close();
 });
 
+test("a notice instead of a view (a check's error) is shown as text and runs nothing", async () => {
+  const { page, errors } = await open(viewOfFile(TOOL_HEAVY));
+  const reason = 'Prefix Lens cannot show this file as a session: <img src=x onerror="window.__pwned=1"> no worker';
+  await page.evaluate((r) => (window as unknown as { __notice(r: string): void }).__notice(r), reason);
+  await page.waitForFunction((r) => document.querySelector('.sv-notice')?.textContent === r, reason);
+  assert.equal(await page.locator('.sv-row').count(), 0, 'no rows of the view before');
+  assert.equal(await page.locator('#app img').count(), 0);
+  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
 test('a 10k-message session renders only the rows in view, and scrolls to the end', async () => {
   const view = viewOfText('/work/large.json', anthropicRequest(3400));
   assert.ok(view.rows.length >= 10_000);

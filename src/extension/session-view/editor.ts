@@ -2,7 +2,8 @@
  * The session view as a custom editor: the default editor for `.eval` (a zip
  * VS Code refuses as binary), *Open With…* and the editor-title button for
  * `.json` / `.jsonl`. Its report is `Sessions`' while the file is open as a
- * text document (Sessions re-checks it; the view only follows its updates).
+ * text document (Sessions re-checks it; the view only follows its updates,
+ * and says why when its check failed).
  * A file open only in the view (a custom document is not a TextDocument, and
  * one over VS Code's 50 MB limit never is one), and a zip, the view reads and
  * checks itself (through the Checker, so a large file is checked in the
@@ -10,17 +11,18 @@
  * grows. A Claude Code session's sub-agent files
  * (`<session-id>/subagents/agent-<id>.jsonl`) are read and checked by the
  * view, each nested under the call that started it, followed the same way,
- * and each read and checked again only when it changed.
+ * and each read and checked again only when it changed; the session's text is
+ * scanned for what links them once a version of it.
  */
 import * as vscode from 'vscode';
 import { fileOfMessage, parseSessionWebviewMessage, SESSION_PROTOCOL_VERSION, type SessionHostMessage, type SessionWebviewMessage } from '../../shared/session-protocol';
 import type { Checker } from '../checker';
-import { checkFile, type Report } from '../engine';
+import { checkFile, scanLinks, type Report } from '../engine';
 import type { SessionView } from '../../shared/session-protocol';
 import type { Sessions } from '../sessions';
 import { readSettings, type Settings } from '../settings';
 import { SESSION_PAGE, makeNonce, webviewHtml } from '../webview-html';
-import { SubAgentFiles, subAgentFolder, withSubAgents } from './sub-agent-files';
+import { SubAgentFiles, subAgentFolder, withSubAgents, type SessionLinks } from './sub-agent-files';
 import { sessionView } from './view';
 
 /** The default editor for `.eval`; an option for `.json` / `.jsonl`. */
@@ -34,16 +36,17 @@ const isZip = (uri: vscode.Uri) => uri.path.toLowerCase().endsWith('.eval');
 /** Re-checks of a growing file wait this long after the last change. */
 const SETTLE_MS = 250;
 
-/** A file's report and its text (for linking its sub-agents). */
+/** A file's report and what its text says of its sub-agents (asked only when it has some). */
 interface MainReport {
   readonly report: Report;
-  text(): string;
+  links(): SessionLinks;
 }
 
 class SessionEditor implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
-  /** What the webview was last sent (for the extension-host tests). */
+  /** What the webview was last sent (for the extension-host tests): a view, or why there is none. */
   lastView: SessionView | undefined;
+  lastNotice: string | undefined;
   private ready = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private checking: Promise<void> = Promise.resolve();
@@ -53,6 +56,10 @@ class SessionEditor implements vscode.Disposable {
   private fileWatcher: vscode.Disposable | undefined;
   /** The session's sub-agent files as last read. */
   private readonly agents = new SubAgentFiles();
+  /** The session text's links as last scanned, and the text they were scanned from: a document at a version, or the file as read. */
+  private scanned: { readonly of: object; readonly version: number | string; readonly links: SessionLinks } | undefined;
+  /** Scans of the session's text for its links (for the extension-host tests: one a version of the text). */
+  linkScans = 0;
 
   constructor(
     readonly uri: vscode.Uri,
@@ -73,6 +80,7 @@ class SessionEditor implements vscode.Disposable {
       agents.onDidCreate(() => this.schedule()),
       agents.onDidDelete(() => this.schedule()),
       sessions.onDidUpdate((session) => mine(session.uri) && this.schedule()),
+      sessions.onDidFail((session) => mine(session.uri) && this.schedule()),
       // No longer open as text: the view reads the file itself from now on.
       sessions.onDidClose((closed) => mine(closed) && this.schedule()),
       webview.onDidReceiveMessage((raw) => {
@@ -104,15 +112,29 @@ class SessionEditor implements vscode.Disposable {
     this.fileWatcher = vscode.Disposable.from(watcher, watcher.onDidChange(() => this.schedule()), watcher.onDidCreate(() => this.schedule()));
   }
 
-  /** The file's report: Sessions' while it is open as text (undefined until its first check ends), else read and checked here. */
+  /** The file's report: Sessions' while it is open as text (undefined until its first check ends; its failure thrown), else read and checked here. */
   private async main(settings: Settings): Promise<MainReport | undefined> {
     const session = this.sessions.get(this.uri);
     this.watchFile(session === undefined);
-    if (session) return session.report && { report: session.report, text: () => session.document.getText() };
-    if (isZip(this.uri) && this.uri.scheme === 'file') return { report: checkFile(this.uri.fsPath, settings.tokens, settings.limits), text: () => '' };
+    if (session?.report) {
+      const { document } = session;
+      return { report: session.report, links: () => this.linksOf(document, document.version, () => document.getText()) };
+    }
+    if (session?.failure !== undefined) throw new Error(session.failure);
+    if (session) return undefined;
+    if (isZip(this.uri) && this.uri.scheme === 'file') return { report: checkFile(this.uri.fsPath, settings.tokens, settings.limits), links: () => [] };
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.uri));
     const file = this.uri.scheme === 'file' ? this.uri.fsPath : this.uri.toString();
-    return { report: await this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes), text: () => text };
+    return { report: await this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes), links: () => this.linksOf(this, text, () => text) };
+  }
+
+  /** The links of the session's text, scanned again only when it is another text (`of` at another `version`) than the one last scanned. */
+  private linksOf(of: object, version: number | string, text: () => string): SessionLinks {
+    if (this.scanned?.of !== of || this.scanned.version !== version) {
+      this.linkScans++;
+      this.scanned = { of, version, links: scanLinks({ file: this.uri.scheme === 'file' ? this.uri.fsPath : this.uri.toString(), text: text() }) };
+    }
+    return this.scanned.links;
   }
 
   /** The file's report with its sub-agents (a Claude Code session's), and their files in order; undefined while Sessions' first check runs. */
@@ -124,7 +146,7 @@ class SessionEditor implements vscode.Disposable {
     const agents = await this.agents.read(this.uri, limits, JSON.stringify([tokens, limits]), (subAgents) =>
       this.checker.checkSubAgents({ kind: 'sub-agents', file: main.report.file, subAgents, tokens, limits }, settings.workerThresholdBytes),
     );
-    return { report: withSubAgents(main.report, () => main.text(), agents), files: agents.map((a) => a.uri) };
+    return { report: withSubAgents(main.report, () => main.links(), agents), files: agents.map((a) => a.uri) };
   }
 
   private async push(): Promise<void> {
@@ -139,6 +161,7 @@ class SessionEditor implements vscode.Disposable {
       this.sent = { generation, files: checked.files };
     } catch (error) {
       message = { type: 'empty', reason: `Prefix Lens cannot show this file as a session: ${error instanceof Error ? error.message : String(error)}` };
+      this.lastNotice = message.reason;
     }
     void this.panel.webview.postMessage(message);
   }
@@ -189,7 +212,7 @@ export class SessionEditors implements vscode.CustomReadonlyEditorProvider, vsco
   ) {}
 
   /** The open views of a file, with what each was last sent. */
-  viewsOf(uri: vscode.Uri): { readonly lastView: SessionView | undefined }[] {
+  viewsOf(uri: vscode.Uri): { readonly lastView: SessionView | undefined; readonly lastNotice: string | undefined; readonly linkScans: number }[] {
     return [...this.open].filter((e) => e.uri.toString() === uri.toString());
   }
 

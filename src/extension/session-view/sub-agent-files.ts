@@ -97,11 +97,13 @@ interface Folder {
   readonly budget: { left: number };
 }
 
-/** A session's report with its sub-agents linked (by the session's text, asked only when it has some, and their own lines), as `checkSession` gives it. */
-export function withSubAgents(report: Report, text: () => string, agents: readonly SubAgentOfView[]): Report {
+/** What a session's text says of its sub-agents (`scanLinks`). */
+export type SessionLinks = ReturnType<typeof scanLinks>;
+
+/** A session's report with its sub-agents linked (by the session's links, asked only when it has some, and their own lines), as `checkSession` gives it. */
+export function withSubAgents(report: Report, links: () => SessionLinks, agents: readonly SubAgentOfView[]): Report {
   if (agents.length === 0) return report;
-  const links = scanLinks({ file: report.file, text: text() });
-  return { ...report, subAgents: linkSubAgents(links, agents.map((a) => a.checked), firstThreadOf(report)) };
+  return { ...report, subAgents: linkSubAgents(links(), agents.map((a) => a.checked), firstThreadOf(report)) };
 }
 
 /** A file not read: listed with why, never kept. */

@@ -7,7 +7,8 @@
  * Code 2.x session with its `subagents` folder (our fixture, in the documented
  * shape) shows each sub-agent nested under its call, and follows it as it grows,
  * checking again only the file that grew. The view of a file open as text takes
- * the report of Sessions (which re-checks it) and never checks the file itself.
+ * the report of Sessions (which re-checks it) and never checks the file itself,
+ * says why when that check failed, and scans its text for sub-agent links once.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -145,5 +146,44 @@ suite('session view', () => {
     } finally {
       spy.restore();
     }
+  });
+
+  test("the view of a file open as text whose check fails in Sessions says why (the error, as text), not nothing", async () => {
+    const file = path.join(scratch, 'check-fails.jsonl');
+    fs.copyFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), file);
+    const { checker, sessions, sessionViews } = await api();
+    const { follow } = checker;
+    // The real Checker, failing for this file only (as a worker that dies would).
+    checker.follow = (request, threshold, followed) => (request.file === file ? Promise.reject(new Error('<img src=x onerror=alert(1)> no worker')) : follow.call(checker, request, threshold, followed));
+    try {
+      const document = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(document, { preview: false });
+      const session = await waitFor("the session's failed check", () => sessions.get(document.uri)?.failure !== undefined && sessions.get(document.uri));
+      assert.equal(session.report, undefined);
+      await vscode.commands.executeCommand('prefixLens.openSessionView', document.uri);
+      const notice = await waitFor('the view saying why', () => sessionViews.viewsOf(document.uri).map((e) => e.lastNotice).find((n) => n !== undefined));
+      assert.equal(notice, 'Prefix Lens cannot show this file as a session: <img src=x onerror=alert(1)> no worker');
+    } finally {
+      checker.follow = follow;
+    }
+  });
+
+  test('the view of a session open as text scans its text for sub-agent links once a version: a sub-agent file growing does not scan it again', async () => {
+    const id = '5e551013-0000-4000-8000-000000000002';
+    const dir = path.join(scratch, 'open-with-subagents');
+    fs.cpSync(repoPath('test', 'fixtures', 'claude-code', 'subagents'), dir, { recursive: true });
+    const { session } = await openTranscript(path.join(dir, `${id}.jsonl`));
+    await vscode.commands.executeCommand('prefixLens.openSessionView', session.uri);
+    const view = await lastView(session.uri, 'the session with its sub-agents', () => true);
+    assert.equal(view.rows.filter((r) => r.kind === 'thread').length, 2, 'both sub-agents linked');
+    const { sessionViews } = await api();
+    const [editor] = sessionViews.viewsOf(session.uri);
+    assert.equal(editor?.linkScans, 1);
+    const agent = path.join(dir, id, 'subagents', 'agent-a1b2c3d4e5f60718.jsonl');
+    const last = JSON.parse(fs.readFileSync(agent, 'utf8').trim().split('\n').pop()!) as Record<string, unknown>;
+    fs.appendFileSync(agent, `${JSON.stringify({ ...last, uuid: 's5', parentUuid: 's4', type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_never_called', content: 'x' }] } })}\n`);
+    await waitForDisk(agent, 'the grown sub-agent in the view', () => editor?.lastView?.rows.some((r) => r.file === 0 && r.findings.some((f) => f.rule === 'tool-result-orphaned')));
+    assert.equal(session.document.version, session.reportVersion, 'the session text is the one scanned');
+    assert.equal(editor?.linkScans, 1, 'the session text was scanned again');
   });
 });
