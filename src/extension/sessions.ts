@@ -6,8 +6,9 @@
  * when its tab opens, on open, after edits pause for `prefixLens.debounceMs`,
  * from the line before the edit, when a checking setting changes) and hands
  * every check, "Compare with…" included, to the Checker, which decides where
- * (inline or in a worker). Diagnostics, CodeLens, the tree and the inspector
- * only subscribe to its events. It also tracks the selected step both ways
+ * (inline or in a worker). A file shown only in a session view is checked
+ * by its `viewed` files (viewed-files.ts). Diagnostics, CodeLens, the tree,
+ * the inspector and the session view only subscribe to its events. It also tracks the selected step both ways
  * (editor cursor ↔ step) and the active transcript.
  */
 import * as fs from 'node:fs';
@@ -17,6 +18,7 @@ import { readSettings, RECHECK_KEYS } from './settings';
 import { isTranscript } from './sniff';
 import { DocumentFollower, type FileText, type Report, type SourceRange, type StepReport } from './engine';
 import { DiskStarts, positionByLines } from './disk-start';
+import { ViewedFiles } from './viewed-files';
 
 export class Session {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -139,6 +141,8 @@ export class Sessions implements vscode.Disposable {
   /** Re-checks waiting for edits to pause, by document URI. */
   private readonly pending = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly subscriptions: vscode.Disposable[] = [];
+  /** Files shown only in a session view, checked while shown. */
+  readonly viewed: ViewedFiles;
   readonly onDidChangeActive = this.activeChanged.event;
   /** A session got a new report. */
   readonly onDidUpdate = this.updated.event;
@@ -153,6 +157,7 @@ export class Sessions implements vscode.Disposable {
 
   constructor(private readonly checker: Checker) {
     this.diskStarts = new DiskStarts(checker, (uri, report) => this.checkedOnDisk.fire({ uri, report }));
+    this.viewed = new ViewedFiles(checker, (uri) => this.get(uri) !== undefined);
     this.subscriptions.push(
       vscode.workspace.onDidOpenTextDocument((d) => void this.open(d)),
       vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length > 0 && this.changed(e)),
@@ -317,8 +322,9 @@ export class Sessions implements vscode.Disposable {
     return this.checker.check({ kind: 'against', older, newer, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes);
   }
 
-  /** Re-evaluates every open document (settings changed): opens, re-checks or closes sessions. */
+  /** Re-evaluates every open document (settings changed): opens, re-checks or closes sessions; re-checks the viewed files. */
   private async refreshAll(): Promise<void> {
+    this.viewed.recheckAll();
     await Promise.all(
       vscode.workspace.textDocuments.map(async (document) => {
         const session = this.get(document.uri);
@@ -338,6 +344,8 @@ export class Sessions implements vscode.Disposable {
     this.pending.delete(uri.toString());
     session.dispose();
     this.closed.fire(uri);
+    // Still shown in a view: checked from disk from now on.
+    this.viewed.recheck(uri);
     if (this.lastActive === session) {
       this.lastActive = undefined;
       this.activeChanged.fire(this.active());
@@ -368,6 +376,7 @@ export class Sessions implements vscode.Disposable {
     for (const session of this.byUri.values()) session.dispose();
     this.byUri.clear();
     for (const d of this.subscriptions) d.dispose();
+    this.viewed.dispose();
     this.activeChanged.dispose();
     this.updated.dispose();
     this.closed.dispose();

@@ -1,14 +1,12 @@
 /**
  * The session view as a custom editor: the default editor for `.eval` (a zip
  * VS Code refuses as binary), *Open With…* and the editor-title button for
- * `.json` / `.jsonl`. Its report is `Sessions`' while the file is open as a
- * text document (Sessions re-checks it; the view only follows its updates,
- * and says why when its check failed).
- * A file open only in the view (a custom document is not a TextDocument, and
- * one over VS Code's 50 MB limit never is one), and a zip, the view reads and
- * checks itself (through the Checker, so a large file is checked in the
- * worker), again when the file changes on disk: a growing file appears as it
- * grows. A Claude Code session's sub-agent files
+ * `.json` / `.jsonl`. Its report is always `Sessions`' (the one owner of
+ * checking; the view only follows its updates, and says why when a check
+ * failed): its Session's while the file is open as a text document, else its
+ * viewed file's (viewed-files.ts: a file open only in views, a zip), checked
+ * again when the file changes on disk: a growing file appears as it grows.
+ * A Claude Code session's sub-agent files
  * (`<session-id>/subagents/agent-<id>.jsonl`) are read and checked by the
  * view, each nested under the call that started it, followed the same way,
  * and each read and checked again only when it changed; the session's text is
@@ -17,10 +15,11 @@
 import * as vscode from 'vscode';
 import { fileOfMessage, parseSessionWebviewMessage, SESSION_PROTOCOL_VERSION, type SessionHostMessage, type SessionWebviewMessage } from '../../shared/session-protocol';
 import type { Checker } from '../checker';
-import { checkFile, scanLinks, type Report } from '../engine';
+import { scanLinks, type Report } from '../engine';
 import type { SessionView } from '../../shared/session-protocol';
 import type { Sessions } from '../sessions';
-import { readSettings, type Settings } from '../settings';
+import { readSettings } from '../settings';
+import { isZip } from '../viewed-files';
 import { SESSION_PAGE, makeNonce, webviewHtml } from '../webview-html';
 import { SubAgentFiles, subAgentFolder, withSubAgents, type SessionLinks } from './sub-agent-files';
 import { sessionView } from './view';
@@ -30,8 +29,6 @@ export const SESSION_EDITOR = 'prefixLens.session';
 export const SESSION_TEXT_EDITOR = 'prefixLens.sessionText';
 export const OPEN_SESSION_VIEW_COMMAND = 'prefixLens.openSessionView';
 
-/** Zips (`.eval`) are read as bytes and cannot be shown as text. */
-const isZip = (uri: vscode.Uri) => uri.path.toLowerCase().endsWith('.eval');
 
 /** Re-checks of a growing file wait this long after the last change. */
 const SETTLE_MS = 250;
@@ -52,8 +49,6 @@ class SessionEditor implements vscode.Disposable {
   private checking: Promise<void> = Promise.resolve();
   /** The snapshot last sent and its sub-agent files, in the order of its `files` (a message names one by index). */
   private sent: { readonly generation: number; readonly files: readonly vscode.Uri[] } = { generation: 0, files: [] };
-  /** The file's watcher, while the view reads the file itself. */
-  private fileWatcher: vscode.Disposable | undefined;
   /** The session's sub-agent files as last read. */
   private readonly agents = new SubAgentFiles();
   /** The session text's links as last scanned, and the text they were scanned from: a document at a version, or the file as read. */
@@ -81,15 +76,15 @@ class SessionEditor implements vscode.Disposable {
       agents.onDidDelete(() => this.schedule()),
       sessions.onDidUpdate((session) => mine(session.uri) && this.schedule()),
       sessions.onDidFail((session) => mine(session.uri) && this.schedule()),
-      // No longer open as text: the view reads the file itself from now on.
-      sessions.onDidClose((closed) => mine(closed) && this.schedule()),
+      sessions.viewed.onDidUpdate((file) => mine(file.uri) && this.schedule()),
+      // Checked by Sessions while shown here and not open as text.
+      sessions.viewed.show(uri),
       webview.onDidReceiveMessage((raw) => {
         const message = parseSessionWebviewMessage(raw);
         if (message) void this.receive(message);
       }),
       panel.onDidDispose(() => this.dispose()),
     );
-    this.watchFile(sessions.get(uri) === undefined);
   }
 
   private schedule(): void {
@@ -100,32 +95,25 @@ class SessionEditor implements vscode.Disposable {
     }, SETTLE_MS);
   }
 
-  /** Watches the file on disk while the view reads it itself (not while Sessions follows it). */
-  private watchFile(on: boolean): void {
-    if (on === (this.fileWatcher !== undefined)) return;
-    if (!on) {
-      this.fileWatcher?.dispose();
-      this.fileWatcher = undefined;
-      return;
-    }
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.joinPath(this.uri, '..'), this.uri.path.split('/').pop() ?? ''));
-    this.fileWatcher = vscode.Disposable.from(watcher, watcher.onDidChange(() => this.schedule()), watcher.onDidCreate(() => this.schedule()));
-  }
-
-  /** The file's report: Sessions' while it is open as text (undefined until its first check ends; its failure thrown), else read and checked here. */
-  private async main(settings: Settings): Promise<MainReport | undefined> {
+  /**
+   * The file's report, Sessions' (undefined until its first check ends; its
+   * failure thrown): its Session's while it is open as text, else its viewed
+   * file's (read from disk).
+   */
+  private main(): MainReport | undefined {
     const session = this.sessions.get(this.uri);
-    this.watchFile(session === undefined);
+    const viewed = session ? undefined : this.sessions.viewed.get(this.uri);
     if (session?.report) {
       const { document } = session;
       return { report: session.report, links: () => this.linksOf(document, document.version, () => document.getText()) };
     }
-    if (session?.failure !== undefined) throw new Error(session.failure);
-    if (session) return undefined;
-    if (isZip(this.uri) && this.uri.scheme === 'file') return { report: checkFile(this.uri.fsPath, settings.tokens, settings.limits), links: () => [] };
-    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.uri));
-    const file = this.uri.scheme === 'file' ? this.uri.fsPath : this.uri.toString();
-    return { report: await this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes), links: () => this.linksOf(this, text, () => text) };
+    if (viewed?.report) {
+      const { report, text } = viewed;
+      return { report, links: () => this.linksOf(viewed, text, () => text) };
+    }
+    const failure = session ? session.failure : viewed?.failure;
+    if (failure !== undefined) throw new Error(failure);
+    return undefined;
   }
 
   /** The links of the session's text, scanned again only when it is another text (`of` at another `version`) than the one last scanned. */
@@ -140,7 +128,7 @@ class SessionEditor implements vscode.Disposable {
   /** The file's report with its sub-agents (a Claude Code session's), and their files in order; undefined while Sessions' first check runs. */
   private async check(): Promise<{ readonly report: Report; readonly files: readonly vscode.Uri[] } | undefined> {
     const settings = readSettings(this.uri);
-    const main = await this.main(settings);
+    const main = this.main();
     if (!main || main.report.format !== 'claude-code') return main && { report: main.report, files: [] };
     const { tokens, limits } = settings;
     const agents = await this.agents.read(this.uri, limits, JSON.stringify([tokens, limits]), (subAgents) =>
@@ -195,7 +183,6 @@ class SessionEditor implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
-    this.watchFile(false);
     for (const d of this.subscriptions.splice(0)) d.dispose();
     this.onDispose(this);
   }

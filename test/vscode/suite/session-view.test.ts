@@ -8,7 +8,8 @@
  * shape) shows each sub-agent nested under its call, and follows it as it grows,
  * checking again only the file that grew. The view of a file open as text takes
  * the report of Sessions (which re-checks it) and never checks the file itself,
- * says why when that check failed, and scans its text for sub-agent links once.
+ * says why when that check failed, and scans its text for sub-agent links once;
+ * a file open only in the view is checked by Sessions too (its viewed files).
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -16,7 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Checker } from '../../../src/extension/checker';
-import { api, closeAll, openTranscript, repoPath, waitFor, waitForDisk } from './helpers';
+import { api, closeAll, openTranscript, repoPath, setSetting, waitFor, waitForDisk } from './helpers';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-session-view-'));
 const corpus = (name: string) => {
@@ -145,6 +146,26 @@ suite('session view', () => {
       assert.deepEqual(spy.calls.check.filter((f) => f === file), [], 'the view checked the file itself');
     } finally {
       spy.restore();
+    }
+  });
+
+  test('a file open only in the view is checked by Sessions (its viewed files): the view shows that report, and a checking setting changing checks it again', async () => {
+    const uri = vscode.Uri.file(path.join(scratch, 'view-only.jsonl'));
+    fs.copyFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), uri.fsPath);
+    await vscode.commands.executeCommand('prefixLens.openSessionView', uri);
+    const view = await lastView(uri, 'the snapshot');
+    const { sessions, checker } = await api();
+    assert.equal(sessions.get(uri), undefined, 'not open as text');
+    const viewed = sessions.viewed.get(uri);
+    assert.ok(viewed?.report, "Sessions holds the file's report");
+    assert.deepEqual(view.summary.pairs, viewed.report.session?.pairs);
+    const spy = spyChecks(checker);
+    try {
+      await setSetting('workerThresholdBytes', 1 << 30);
+      await waitFor('the re-check after the setting changed', () => spy.calls.check.includes(uri.fsPath));
+    } finally {
+      spy.restore();
+      await setSetting('workerThresholdBytes', undefined);
     }
   });
 
