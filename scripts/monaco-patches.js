@@ -40,6 +40,38 @@ const PATCHES = [
             const renderSideBySide = this._options.renderSideBySide.read(reader);
             const innerHunkAlignment = renderSideBySide;`,
   },
+  {
+    why:
+      'The side-by-side alignment asks each side for every model line\'s wrapped line count, one call chain per line ' +
+      'into that line\'s projection (~33k lines per step, the walk dominated by reaching each projection). The view ' +
+      'model keeps the same counts in one array (the prefix sum over its lines, kept equal to each projection\'s ' +
+      'count through edits, wrapping and hidden areas): read there when it has one entry per model line, else per line as before.',
+    file: /diffEditorViewZones[\\/]diffEditorViewZones\.js$/,
+    find: `    if (hasWrapping) {
+        for (let i = 1; i <= editor.getModel().getLineCount(); i++) {
+            const lineCount = coordinatesConverter.getModelLineViewLineCount(i);
+            if (lineCount > 1) {
+                wrappingZoneHeights.push({ lineNumber: i, heightInPx: editorLineHeight * (lineCount - 1) });
+            }
+        }
+    }`,
+    replace: `    const viewLineCounts = editor._getViewModel()._lines?.projectedModelLineLineCounts?._values;
+    if (hasWrapping && Array.isArray(viewLineCounts) && viewLineCounts.length === editor.getModel().getLineCount()) {
+        for (let i = 0; i < viewLineCounts.length; i++) {
+            if (viewLineCounts[i] > 1) {
+                wrappingZoneHeights.push({ lineNumber: i + 1, heightInPx: editorLineHeight * (viewLineCounts[i] - 1) });
+            }
+        }
+    }
+    else if (hasWrapping) {
+        for (let i = 1; i <= editor.getModel().getLineCount(); i++) {
+            const lineCount = coordinatesConverter.getModelLineViewLineCount(i);
+            if (lineCount > 1) {
+                wrappingZoneHeights.push({ lineNumber: i, heightInPx: editorLineHeight * (lineCount - 1) });
+            }
+        }
+    }`,
+  },
 ];
 
 /** @type {import('esbuild').Plugin} */

@@ -46,16 +46,23 @@ function upperBound(segments: readonly PaneSegment[], offset: number): number {
 
 export type Side = 'before' | 'after';
 
+/** The boundary's view zone: the object given to Monaco (it reads `afterLineNumber` from it again on `layoutZone`) and its id. */
+interface BoundaryZone {
+  readonly given: monaco.editor.IViewZone;
+  readonly id: string;
+}
+
 export class Pane {
   private pane: PaneText | undefined;
   /** Call / result segments, sorted by start. */
   private pairSegments: PaneSegment[] = [];
-  private byCall = new Map<string, PaneSegment[]>();
+  /** Each pair's segments by call id: built on the first hover or selection of the step shown, not per step. */
+  private byCall: Map<string, PaneSegment[]> | undefined;
   private readonly fixed: monaco.editor.IEditorDecorationsCollection;
   private readonly visible: monaco.editor.IEditorDecorationsCollection;
   private readonly active: monaco.editor.IEditorDecorationsCollection;
   private readonly violations: monaco.editor.IEditorDecorationsCollection;
-  private zoneId: string | undefined;
+  private boundaryZone: BoundaryZone | undefined;
   private scheduled = false;
   /** The lines `visible` decorates for the step shown ("first-last"); undefined once the step changes. */
   private visibleLines: string | undefined;
@@ -80,12 +87,7 @@ export class Pane {
   show(pane: PaneText, boundaryLabel: string, sent?: Splice): void {
     const previous = this.pane?.text;
     this.pairSegments = pane.segments.filter((s) => s.callId !== undefined);
-    this.byCall = new Map();
-    for (const s of this.pairSegments) {
-      const list = this.byCall.get(s.callId!) ?? [];
-      list.push(s);
-      this.byCall.set(s.callId!, list);
-    }
+    this.byCall = undefined;
     if (sent && previous === sent.base) this.model.applyEdits([{ range: this.range(sent.splice.start, sent.splice.end), text: sent.splice.text }]);
     else replaceText(this.model, previous ?? this.model.getValue(), pane.text);
     this.pane = pane;
@@ -93,7 +95,7 @@ export class Pane {
     this.violations.clear();
     this.visibleLines = undefined;
     this.fixed.set([...this.consumedDecorations(pane), ...this.markDecorations()]);
-    this.drawBoundary(pane, boundaryLabel);
+    this.drawBoundary(boundaryLabel);
     this.scheduleVisible();
   }
 
@@ -112,6 +114,14 @@ export class Pane {
   }
 
   segmentsOf(callId: string): readonly PaneSegment[] {
+    if (!this.byCall) {
+      this.byCall = new Map();
+      for (const s of this.pairSegments) {
+        const list = this.byCall.get(s.callId!) ?? [];
+        list.push(s);
+        this.byCall.set(s.callId!, list);
+      }
+    }
     return this.byCall.get(callId) ?? [];
   }
 
@@ -195,11 +205,22 @@ export class Pane {
       });
   }
 
-  private drawBoundary(pane: PaneText, label: string): void {
+  /**
+   * The boundary line: one view zone per side, moved and relabelled in place from step to step
+   * (removing and adding it would rebuild its node and the editor's whitespace list each step).
+   */
+  private drawBoundary(label: string): void {
     const line = this.boundaryLine();
+    const zone = this.boundaryZone;
     this.editor.changeViewZones((zones) => {
-      if (this.zoneId) zones.removeZone(this.zoneId);
-      this.zoneId = undefined;
+      if (zone && label) {
+        zone.given.afterLineNumber = line;
+        zone.given.domNode.firstChild!.textContent = label;
+        zones.layoutZone(zone.id);
+        return;
+      }
+      if (zone) zones.removeZone(zone.id);
+      this.boundaryZone = undefined;
       if (!label) return;
       const node = document.createElement('div');
       node.className = 'pl-boundary';
@@ -208,9 +229,9 @@ export class Pane {
       text.className = 'pl-boundary-label';
       text.textContent = label;
       node.append(text);
-      this.zoneId = zones.addZone({ afterLineNumber: line, heightInPx: 22, domNode: node, showInHiddenAreas: true });
+      const given: monaco.editor.IViewZone = { afterLineNumber: line, heightInPx: 22, domNode: node, showInHiddenAreas: true };
+      this.boundaryZone = { given, id: zones.addZone(given) };
     });
-    void pane;
   }
 
   private scheduleVisible(): void {

@@ -2,8 +2,10 @@
  * The common step of a request log: the next request appends a message to a window the model read in
  * full. Shown at the window's end, the step's new lines appear where the view already is (no scroll:
  * a scroll redraws every line on screen), the diff marks the changed lines and nothing above them,
- * the new pair is coloured on screen, and nothing counts as changed inside the consumed prefix (the
- * append starts at the boundary).
+ * the new pair is coloured on screen, the boundary line moves to the end of what was read, and
+ * nothing counts as changed inside the consumed prefix (the append starts at the boundary). And the
+ * side-by-side alignment (read from Monaco's view model, see scripts/monaco-patches.js) keeps the
+ * sides level below a line that wraps differently on each.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -60,7 +62,7 @@ test('an append step of a log shown at its end: no scroll, only the changed line
   const { page, errors } = await openInspector(harness, fixtureOf(requestLog(), 'light', ENGINE, 1), 'light', 1400, exposeMonaco);
   await painted(page, 1);
   assert.ok((await modifiedLines(page)).some((l) => l.text.includes('question-last') && l.inserted), 'step 1 opens at its change, the window end');
-  for (const [step, added] of [[2, 'toolu_last'], [3, 'result-last']] as const) {
+  for (const [step, read, added] of [[2, 'question-last', 'toolu_last'], [3, '"read_file"', 'result-last']] as const) {
     const shownBefore = await scrollTops(page);
     await page.keyboard.press(']');
     await painted(page, step);
@@ -73,6 +75,12 @@ test('an append step of a log shown at its end: no scroll, only the changed line
     assert.deepEqual(older.filter((l) => l.inserted), [], `step ${step}: no earlier turn marked`);
     assert.equal(await page.evaluate(() => document.body.dataset.violations), '0', `step ${step}: an append at the boundary changes nothing consumed`);
     assert.equal(await page.locator('.pl-violation').count(), 0);
+    // One boundary line per side, moved to the end of what the model read: between that and the new message.
+    assert.equal(await page.locator('.editor.modified .pl-boundary').count(), 1);
+    assert.equal(await page.locator('.editor.original .pl-boundary').count(), 1);
+    const y = async (selector: string) => (await page.locator(selector).first().boundingBox())!.y;
+    const boundary = await y('.editor.modified .pl-boundary');
+    assert.ok((await y(`.editor.modified .view-line:has-text('${read}')`)) < boundary && boundary < (await y(`.editor.modified .view-line:has-text('${added}')`)), `step ${step}: the boundary after the last message read`);
   }
   // The new result takes its call's colour, on screen right after the step.
   const colour = (role: 'call' | 'result') =>
@@ -80,6 +88,22 @@ test('an append step of a log shown at its end: no scroll, only the changed line
   const callColour = await colour('call');
   assert.ok(callColour, 'the call is coloured');
   assert.equal(await colour('result'), callColour, 'its result has the same colour');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('the two sides stay aligned below a line that wraps differently on each (a message rewritten longer)', async () => {
+  const tools = [tool('read_file')];
+  const read: Message[] = [msg('system', text('You are a careful assistant.'))];
+  for (let i = 1; i <= 12; i++) read.push(msg('user', text(`turn-${i}: short`)));
+  const rewritten = read.map((m, i) => (i === 4 ? msg('user', text(`turn-4: ${'a much longer rewrite of this turn that wraps across the column '.repeat(12)}`)) : m));
+  const log = report('/work/logs/rewritten.jsonl', [{ source: 'runtime', before: win(tools, read, read.length), after: win(tools, rewritten, read.length), decision: 'defer', findings: [] }]);
+  const { page, errors } = await openInspector(harness, fixtureOf(log), 'light', 1400);
+  await painted(page, 1);
+  const top = async (side: 'original' | 'modified', needle: string) =>
+    (await page.locator(`.editor.${side} .view-line`).filter({ hasText: needle }).first().boundingBox())!.y;
+  assert.ok((await top('modified', 'turn-5:')) - (await top('modified', 'turn-4:')) > 3 * 19, 'the rewritten turn wraps on the right');
+  for (const needle of ['turn-5:', 'turn-9:']) assert.equal(await top('original', needle), await top('modified', needle), `${needle} at the same height on both sides`);
   assert.deepEqual(errors, []);
   await page.context().close();
 });
