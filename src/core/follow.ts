@@ -27,6 +27,7 @@ import { UnreadMemo } from './unread-parts';
 import { UsageScanner } from './usage';
 import { SummaryMemo } from './session';
 import { firstLineOf } from './formats/common';
+import { unsliced } from './json/parse';
 
 /** The characters a format is sniffed from (`headOf`). */
 const HEAD_CHARS = 64 * 1024;
@@ -234,7 +235,8 @@ export class Follower {
     this.fedBytes += Buffer.byteLength(complete, 'utf8');
     const bytesAt = checkpointBytes(complete, fedBytes);
     for (const line of splitLines(complete)) {
-      this.readLine(reading, reading.reader, { ...line, offset: fed + line.offset, index: lines + line.index });
+      // Its own copy of the line's text: what a checkpoint keeps of its last line (a request log's carry) would pin the text it was sliced from.
+      this.readLine(reading, reading.reader, { ...line, text: unsliced(line.text), offset: fed + line.offset, index: lines + line.index });
       reading.lines = lines + line.index + 1;
       const end = complete.indexOf('\n', line.offset + line.text.length) + 1;
       if (this.options.rewindable && this.held === undefined) this.checkpoint(reading, fed + end, () => bytesAt(end), end - line.offset);

@@ -10,6 +10,7 @@ import type { CheckInput, CheckOptions, Report, TokenEncoding } from '../core/in
 import { checkAgainst, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
 import { checkSubAgentFile, type CheckedSubAgent } from '../core/sub-agents';
 import { formatBytes, LimitError, resolveLimits, type Limits } from '../core/limits';
+import { unsliced } from '../core/json/parse';
 export { resolveLimits };
 
 export type {
@@ -299,7 +300,8 @@ export class DocumentFollower {
 
   private readUpTo(text: string, version: number): void {
     const at = this.follower?.position ?? 0;
-    this.guard = text.slice(Math.max(0, at - GUARD_CHARS), at);
+    // A copy: a slice would keep the document's whole text (a string of its own at each check) until the next check.
+    this.guard = unsliced(text.slice(Math.max(0, at - GUARD_CHARS), at));
     this.version = version;
     this.edits = this.edits.filter((e) => e.version > version);
   }
