@@ -41,7 +41,18 @@ async function main() {
   // Token rank tables load at run time from dist/ranks/ (see src/core/tokens.ts), not from the bundles.
   fs.mkdirSync('dist/ranks', { recursive: true });
   for (const encoding of ['o200k_base', 'cl100k_base']) fs.copyFileSync(`node_modules/js-tiktoken/dist/ranks/${encoding}.cjs`, `dist/ranks/${encoding}.js`);
+  writePackedRanks();
   if (fs.existsSync('dist/webview')) for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/webview/${f}`);
+}
+
+/** Each rank table packed as the token counter's arrays (`dist/ranks/<encoding>.bin`, src/core/bpe-packed.ts), read faster than the table's text is built. */
+function writePackedRanks() {
+  const { outputFiles } = esbuild.buildSync({ ...common, entryPoints: ['src/core/bpe-packed.ts'], platform: 'node', write: false, sourcemap: false, minify: false });
+  const module = { exports: {} };
+  new Function('module', 'exports', 'require', outputFiles[0].text)(module, module.exports, require);
+  for (const encoding of ['o200k_base', 'cl100k_base']) {
+    fs.writeFileSync(`dist/ranks/${encoding}.bin`, module.exports.packRanks(require(`./node_modules/js-tiktoken/dist/ranks/${encoding}.cjs`)));
+  }
 }
 
 main().catch((error) => {

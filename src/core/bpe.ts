@@ -43,40 +43,64 @@ function hash(bytes: Uint8Array, from: number, to: number): number {
   return h >>> 0;
 }
 
+/** A rank table's arrays: what `RankTable` looks tokens up in, and what a packed table holds. */
+export interface RankArrays {
+  readonly bytes: Uint8Array;
+  /** Token k's bytes are bytes[starts[k], starts[k + 1]). */
+  readonly starts: Int32Array;
+  readonly ranks: Int32Array;
+  /** Open addressing (a power of two long): token index + 1, 0 for an empty slot. */
+  readonly slots: Int32Array;
+}
+
+/** A rank table as `bpe-packed.ts` stores it: its pattern and its arrays, built already. */
+export interface PackedRanks {
+  readonly pat_str: string;
+  readonly arrays: RankArrays;
+}
+
+/** The arrays of a rank table's text: its tokens read (`readTokens`), then put in their slots. */
+export function rankArrays(table: string): RankArrays {
+  // Every 4 base64 digits are at most 3 bytes; there are fewer tokens than spaces.
+  const bytes = new Uint8Array(Math.ceil((table.length * 3) / 4));
+  let spaces = 0;
+  for (let i = table.indexOf(' '); i >= 0; i = table.indexOf(' ', i + 1)) spaces++;
+  const starts = new Int32Array(spaces + 1);
+  const ranks = new Int32Array(spaces);
+  const hashes = new Int32Array(spaces);
+  const read = readTokens(table, bytes, starts, ranks, hashes);
+  let capacity = 1;
+  while (capacity < read * 2) capacity <<= 1;
+  const arrays = { bytes: bytes.subarray(0, starts[read]), starts: starts.subarray(0, read + 1), ranks: ranks.subarray(0, read), slots: new Int32Array(capacity) };
+  const lookup = new RankTable(arrays);
+  // One loop over the tokens (see `readTokens`); a later duplicate of the same bytes replaces the earlier one (as a Map set would).
+  for (let k = 0; k < read; k++) lookup.place(k, hashes[k] as number);
+  return arrays;
+}
+
 /** The tokens of a rank table: their bytes end to end, and a hash table from bytes to rank. */
 class RankTable {
   private readonly bytes: Uint8Array;
-  /** Token k's bytes are bytes[starts[k], starts[k + 1]). */
   private readonly starts: Int32Array;
   private readonly ranks: Int32Array;
-  /** Open addressing: token index + 1, 0 for an empty slot. */
   private readonly slots: Int32Array;
   private readonly mask: number;
 
-  constructor(table: string) {
-    // Every 4 base64 digits are at most 3 bytes; there are fewer tokens than spaces.
-    const bytes = new Uint8Array(Math.ceil((table.length * 3) / 4));
-    let spaces = 0;
-    for (let i = table.indexOf(' '); i >= 0; i = table.indexOf(' ', i + 1)) spaces++;
-    const starts = new Int32Array(spaces + 1);
-    const ranks = new Int32Array(spaces);
-    const hashes = new Int32Array(spaces);
-    const read = readTokens(table, bytes, starts, ranks, hashes);
-    this.bytes = bytes;
-    this.starts = starts;
-    this.ranks = ranks;
-    let capacity = 1;
-    while (capacity < read * 2) capacity <<= 1;
-    this.slots = new Int32Array(capacity);
-    this.mask = capacity - 1;
-    // One loop over the tokens (see `readTokens`); a later duplicate of the same bytes replaces the earlier one (as a Map set would).
-    for (let k = 0; k < read; k++) {
-      const start = starts[k] as number;
-      const end = starts[k + 1] as number;
-      let slot = (hashes[k] as number) & this.mask;
-      while (this.slots[slot] !== 0 && !this.equals((this.slots[slot] as number) - 1, bytes, start, end)) slot = (slot + 1) & this.mask;
-      this.slots[slot] = k + 1;
-    }
+  constructor(arrays: RankArrays) {
+    this.bytes = arrays.bytes;
+    this.starts = arrays.starts;
+    this.ranks = arrays.ranks;
+    this.slots = arrays.slots;
+    this.mask = arrays.slots.length - 1;
+  }
+
+  /** Puts token k, whose bytes hash to `h`, in its slot (building the table). */
+  place(k: number, h: number): void {
+    const start = this.starts[k] as number;
+    const end = this.starts[k + 1] as number;
+    let slot = h & this.mask;
+    while (this.slots[slot] !== 0 && !this.equals((this.slots[slot] as number) - 1, this.bytes, start, end)) slot = (slot + 1) & this.mask;
+    this.slots[slot] = k + 1;
   }
 
   private equals(k: number, bytes: Uint8Array, from: number, to: number): boolean {
@@ -160,8 +184,9 @@ export class BpeCounter {
   private readonly merger: PairMerge;
   private scratch = new Uint8Array(1024);
 
-  constructor(data: RankData) {
-    this.table = new RankTable(data.bpe_ranks);
+  /** From a rank table's text, or from its arrays as `bpe-packed.ts` reads them from a file. */
+  constructor(data: RankData | PackedRanks) {
+    this.table = new RankTable('arrays' in data ? data.arrays : rankArrays(data.bpe_ranks));
     this.merger = new PairMerge(this.table);
     this.pattern = new RegExp(data.pat_str, 'gu');
   }

@@ -5,6 +5,8 @@
  * texts (any Unicode, lone surrogates, special-token text, long words), and
  * on long pieces of alternating ASCII and non-ASCII punctuation, one piece to
  * the pattern, where the merge runs long (merge order: lowest rank, leftmost).
+ * The counter read from the packed table (src/core/bpe-packed.ts, what the
+ * build ships) counts as the one built from the table's text.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -15,6 +17,7 @@ import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { BpeCounter } from '../../src/core/bpe';
+import { packRanks, unpackRanks } from '../../src/core/bpe-packed';
 import { CORPUS } from '../support/corpus';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -41,6 +44,10 @@ for (const [name, ranks] of [
     const exact = new Tiktoken(ranks as TiktokenBPE);
     const want = (text: string) => exact.encode(text, [], []).length;
     const counter = new BpeCounter(ranks);
+    const packed = packRanks(ranks);
+    const unpacked = unpackRanks(packed);
+    assert.ok(unpacked);
+    const fromPacked = new BpeCounter(unpacked);
 
     it('on the docs, the sources and the corpus files, in slices of 4 KiB', () => {
       const files = [...filesUnder(path.join(ROOT, 'docs'), 40), ...filesUnder(path.join(ROOT, 'src', 'core'), 40), ...filesUnder(CORPUS, 60)];
@@ -51,6 +58,7 @@ for (const [name, ranks] of [
         for (let at = 0; at < text.length; at += 4096) {
           const slice = text.slice(at, at + 4096);
           assert.equal(counter.count(slice), want(slice), `${path.relative(ROOT, file)} at ${at}`);
+          assert.equal(fromPacked.count(slice), want(slice), `packed: ${path.relative(ROOT, file)} at ${at}`);
           slices++;
         }
       }
@@ -68,9 +76,24 @@ for (const [name, ranks] of [
         fc.property(fc.array(pieces, { maxLength: 12 }), (parts) => {
           const text = parts.join('');
           assert.equal(counter.count(text), want(text), JSON.stringify(text));
+          assert.equal(fromPacked.count(text), want(text), `packed: ${JSON.stringify(text)}`);
         }),
         { numRuns: 400 },
       );
+    });
+
+    it('reads its packed table only when whole and well formed: not cut, not misaligned, not of another magic', () => {
+      const misaligned = new Uint8Array(packed.length + 1).subarray(1);
+      misaligned.set(packed);
+      assert.equal(new BpeCounter(unpackRanks(misaligned)!).count('hello world, again'), want('hello world, again'));
+      assert.equal(unpackRanks(packed.subarray(0, packed.length - 1)), undefined);
+      assert.equal(unpackRanks(packed.subarray(0, 12)), undefined);
+      const other = packed.slice();
+      other[0] = (other[0] as number) ^ 1;
+      assert.equal(unpackRanks(other), undefined);
+      const outOfOrder = packed.slice();
+      new DataView(outOfOrder.buffer).setInt32(24, 1 << 30, true);
+      assert.equal(unpackRanks(outOfOrder), undefined);
     });
 
     it('on a 2,048-character piece of alternating ASCII and non-ASCII punctuation', () => {

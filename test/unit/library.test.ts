@@ -3,18 +3,22 @@
  * esbuild bundle of src/core/index.ts, built here into a temp folder laid out
  * like dist/) refuses a
  * bad compaction before it is applied, and counts tokens with the rank tables
- * it loads at run time.
+ * it loads at run time: the tables' text, or their packed form alone (what
+ * the build also writes, read first), with the same counts.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { build } from 'esbuild';
+import { packRanks } from '../../src/core/bpe-packed';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DIST = mkdtempSync(path.join(tmpdir(), 'prefix-lens-lib-'));
 const OUT = path.join(DIST, 'lib.js');
+/** The same bundle beside the packed o200k_base table only. */
+const PACKED = mkdtempSync(path.join(tmpdir(), 'prefix-lens-lib-packed-'));
 
 interface Library {
   guardRewrite(window: unknown, proposal: unknown, options?: unknown): { decision: string; findings: { rule: string }[] };
@@ -41,6 +45,9 @@ before(async () => {
     copyFileSync(path.join(ROOT, `node_modules/js-tiktoken/dist/ranks/${encoding}.cjs`), path.join(DIST, 'ranks', `${encoding}.js`));
   }
   lib = require(OUT) as Library;
+  mkdirSync(path.join(PACKED, 'ranks'));
+  copyFileSync(OUT, path.join(PACKED, 'lib.js'));
+  writeFileSync(path.join(PACKED, 'ranks', 'o200k_base.bin'), packRanks(require('js-tiktoken/ranks/o200k_base') as { pat_str: string; bpe_ranks: string }));
 });
 
 const current = {
@@ -89,5 +96,12 @@ describe('library: prefix-lens as a runtime imports it', () => {
     const report = lib.checkTranscript(lib.inputFromFile(path.join(ROOT, 'examples/seed-incident.trace.jsonl')));
     assert.equal(report.steps[0]?.decision, 'abort');
     assert.ok((report.steps[0]?.boundary.tokens ?? 0) > 0);
+  });
+
+  it('counts the same tokens with the packed rank table alone', () => {
+    const packed = require(path.join(PACKED, 'lib.js')) as Library;
+    const file = path.join(ROOT, 'examples/seed-incident.trace.jsonl');
+    const tokens = (l: Library) => l.checkTranscript(l.inputFromFile(file)).steps.map((s) => s.boundary.tokens);
+    assert.deepEqual(tokens(packed), tokens(lib));
   });
 });
