@@ -259,11 +259,13 @@ function farthestCrossing(id: readonly string[], k0: number, first: boolean): nu
   const [lookFrom, lookTo] = smallBefore ? [k0, id.length] : [0, k0];
   let best = -1;
   for (let k = lookFrom; k < lookTo; k++) {
-    const at = held.get(id[k] as string);
-    if (at === undefined) continue;
+    const at = held.get(id[k] as string) ?? -1;
     // The mention asked for is the held one when it is on the asked side, else this one.
     const candidate = smallBefore === first ? at : k;
-    if (best < 0 || (first ? candidate < best : candidate > best)) best = candidate;
+    // Every comparison made on each mention, held or not: a cut with no crossing id leaves none of them without type feedback (V8 would drop its compiled code at the first crossing id).
+    const unset = best < 0;
+    const closer = first ? candidate < best : candidate > best;
+    if (at >= 0 && (unset || closer)) best = candidate;
   }
   return best;
 }
