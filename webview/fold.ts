@@ -117,7 +117,8 @@ export class Folds {
     if (!originalModel || !modifiedModel) return;
     const found = longLines(originalText, originalModel.getLineCount());
     const long = found ? (line: number) => found.has(line) : (line: number) => originalModel.getLineLength(line) >= FOLD_CHARS;
-    const lines = unchangedLines(changes, originalModel.getLineCount(), modifiedModel.getLineCount(), long);
+    // No long line (most windows of short messages): no walk over every line pair.
+    const lines = found?.size === 0 ? [] : unchangedLines(changes, originalModel.getLineCount(), modifiedModel.getLineCount(), long);
     if (lines.length === 0 && this.folds.length === 0) return;
     for (const fold of this.folds.splice(0)) this.removeBadges(fold);
     for (const [o, m] of lines) {

@@ -62,6 +62,8 @@ class Inspector {
   private timelineSteps: TranscriptView['steps'] | undefined;
   /** Work left for after the next paint, by kind (`afterPaint`). */
   private readonly deferred = new Map<'pairs' | 'timeline', () => void>();
+  /** What the Findings tab lists: the step's findings (as JSON), the window's, and their total. */
+  private findingsShown: { readonly step: string; readonly window: readonly FindingView[]; readonly total: number } | undefined;
   /** How the step being shown was sent, as splices of the texts shown before (a `stepEdit`). */
   private splices: Splices | undefined;
 
@@ -130,6 +132,7 @@ class Inspector {
         this.clearStep();
         this.timelineSlot.replaceChildren();
         this.findings.replaceChildren();
+        this.findingsShown = undefined;
         this.listPairs([]);
         this.findingsHeader.textContent = 'Findings';
         this.showNotice(message.reason);
@@ -307,6 +310,11 @@ class Inspector {
   }
 
   private renderFindings(view: TranscriptView, detail: StepDetail | undefined): void {
+    // The same findings as shown (an append step of a clean log): the list is not built again.
+    const shown = { step: JSON.stringify(detail?.findings ?? []), window: view.windowFindings, total: view.findingsTotal };
+    const last = this.findingsShown;
+    this.findingsShown = shown;
+    if (last && last.step === shown.step && last.window === shown.window && last.total === shown.total) return;
     const reveal = (f: FindingView) => this.post({ type: 'reveal', range: f.range });
     const items = [...(detail?.findings ?? []), ...view.windowFindings].map((f) => findingItem(f, reveal));
     const hidden = view.findingsTotal - view.windowFindings.length;

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Message } from '../../src/core/model';
 import type { Report } from '../../src/core/results';
-import { call, msg, report, result, text, tool, win } from '../fixtures/inspector/reports';
+import { call, incidentReport, msg, report, result, text, tool, win } from '../fixtures/inspector/reports';
 import { ENGINE, exposeMonaco, fixtureOf, type Harness, openInspector, startHarness, waitReady } from './harness';
 
 let harness: Harness;
@@ -106,4 +106,30 @@ test('the two sides stay aligned below a line that wraps differently on each (a 
   for (const needle of ['turn-5:', 'turn-9:']) assert.equal(await top('original', needle), await top('modified', needle), `${needle} at the same height on both sides`);
   assert.deepEqual(errors, []);
   await page.context().close();
+});
+
+test('the Findings tab follows the step: listed again when the findings differ, left as it is when they are the same', async () => {
+  const rules = (page: Page) => page.locator('.pl-findings .pl-finding').evaluateAll((items) => items.map((i) => i.getAttribute('data-rule')));
+  const { page, errors } = await openInspector(harness, fixtureOf(incidentReport(), 'light', ENGINE, 1));
+  const expected: Record<number, string[]> = {
+    1: ['tool-result-orphaned', 'schema-dropped', 'prefix-mutated', 'invalid-json'],
+    2: ['invalid-json'],
+    3: ['prefix-mutated', 'self-edit', 'invalid-json'],
+    4: ['invalid-json'],
+  };
+  assert.deepEqual(await rules(page), expected[1]);
+  for (const [key, step] of [[']', 2], [']', 3], [']', 4], ['[', 3], ['[', 2], ['[', 1]] as const) {
+    await page.keyboard.press(key);
+    await waitReady(page, step);
+    assert.deepEqual(await rules(page), expected[step], `step ${step}`);
+  }
+  await page.context().close();
+  // A log's append steps with no findings: the same list element stays (nothing rebuilt per step).
+  const log = await openInspector(harness, fixtureOf(requestLog(), 'light', ENGINE, 1));
+  await log.page.evaluate(() => ((document.querySelector('.pl-findings li') as HTMLElement & { __kept?: boolean }).__kept = true));
+  await log.page.keyboard.press(']');
+  await waitReady(log.page, 2);
+  assert.equal(await log.page.evaluate(() => (document.querySelector('.pl-findings li') as HTMLElement & { __kept?: boolean }).__kept), true);
+  assert.deepEqual([...errors, ...log.errors], []);
+  await log.page.context().close();
 });
