@@ -24,7 +24,7 @@ const MIN_SHARED = 1024;
 
 /** The previous line, as the next one is compared with it. */
 interface Previous {
-  /** Its bytes, in a buffer reused from line to line (`Slot`). */
+  /** Its bytes where they were read (the chunk, or the slot of a line cut between chunks), copied to a reused buffer (`Slot`) before they are read over. */
   readonly bytes: Buffer;
   /** Characters before each BLOCK of bytes (undefined: all ASCII, characters = bytes; 'invalid': not valid UTF-8). */
   readonly marks: Int32Array | undefined | 'invalid';
@@ -87,53 +87,80 @@ function assemble(origin: Origin): string {
   return out;
 }
 
-/** A buffer reused for the previous line's bytes, grown as needed. */
+/** A buffer reused from line to line, grown as needed: the previous line's bytes (`keep`), a line's bytes read so far (`add`). */
 class Slot {
   private buffer = Buffer.allocUnsafeSlow(64 * 1024);
+  private length = 0;
 
+  /** `bytes` alone in the buffer. */
   keep(bytes: Buffer): Buffer {
-    if (this.buffer.length < bytes.length) this.buffer = Buffer.allocUnsafeSlow(Math.max(bytes.length, 2 * this.buffer.length));
-    bytes.copy(this.buffer);
-    return this.buffer.subarray(0, bytes.length);
+    this.length = 0;
+    return this.add(bytes);
+  }
+
+  /** `bytes` after those added since the last `keep` or `clear`. */
+  add(bytes: Buffer): Buffer {
+    const length = this.length + bytes.length;
+    if (this.buffer.length < length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(length, 2 * this.buffer.length));
+      this.buffer.copy(grown, 0, 0, this.length);
+      this.buffer = grown;
+    }
+    bytes.copy(this.buffer, this.length);
+    this.length = length;
+    return this.buffer.subarray(0, length);
+  }
+
+  /** The bytes added since the last `keep` or `clear`. */
+  held(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  clear(): void {
+    this.length = 0;
   }
 }
 
 /**
  * Splits chunks of bytes into lines (LF or CRLF) with the UTF-16 offsets of
  * the decoded file; no line longer than `maxLineChars`. A chunk may be reused
- * for the next once its lines are taken: no line keeps its bytes.
+ * for the next once its lines are taken: no line keeps its bytes. A line is
+ * compared with the one before it where it was read (the chunk, or the slot
+ * of a line cut between chunks); the last line of a chunk is copied before
+ * the next chunk is asked for (one copy per chunk, not per line).
  */
 export function* linesFromBytes(chunks: Iterable<Buffer>, maxLineChars = Infinity): Generator<SourceLine> {
-  let pieces: Buffer[] = [];
   let pending = 0;
   let offset = 0;
   let index = 0;
   let previous: Previous | undefined;
-  const slot = new Slot();
+  const kept = new Slot();
+  const cut = new Slot();
   const take = (bytes: Buffer, unterminated: boolean): SourceLine => {
     const read = readLine(bytes, previous, { index: index++, offset, unterminated }, maxLineChars);
-    previous = { ...read.previous, bytes: slot.keep(bytes) };
+    previous = { ...read.previous, bytes };
     offset += read.chars + 1;
     return read.line;
   };
   for (const chunk of withoutBom(chunks)) {
     let from = 0;
     for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
-      pieces.push(chunk.subarray(from, nl));
-      yield take(joined(pieces, pending + nl - from), false);
-      pieces = [];
+      const line = chunk.subarray(from, nl);
+      yield take(pending > 0 ? cut.add(line) : line, false);
       pending = 0;
       from = nl + 1;
     }
+    // Copied: the chunk may be read into again, and the cut line's slot written (its bytes may be the last line's).
+    if (previous) previous = { ...previous, bytes: kept.keep(previous.bytes) };
     if (from < chunk.length) {
-      // Copied: the chunk may be read into again.
-      pieces.push(Buffer.from(chunk.subarray(from)));
+      if (pending === 0) cut.clear();
+      cut.add(chunk.subarray(from));
       pending += chunk.length - from;
       // A UTF-16 character takes at most three bytes: a line of more bytes than three per allowed character is too long.
       if (pending > 3 * maxLineChars) throw lineTooLong(index, maxLineChars);
     }
   }
-  if (pieces.length) yield take(joined(pieces, pending), true);
+  if (pending > 0) yield take(cut.held(), true);
 }
 
 /** The chunks without a leading byte order mark (the decoder of the whole file drops it). */
@@ -151,10 +178,6 @@ function* withoutBom(chunks: Iterable<Buffer>): Generator<Buffer> {
     yield head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? head.subarray(3) : head;
   }
   if (!started && head.length > 0) yield head;
-}
-
-function joined(pieces: Buffer[], length: number): Buffer {
-  return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, length);
 }
 
 const FULL = new TextDecoder('utf-8', { ignoreBOM: true });
