@@ -27,7 +27,7 @@ import { extendsMessages } from './formats/native-object';
 import { CARRIED_FROM, pairId, pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
 import type { CallMember } from './id-index';
 import { frontier } from './pairing';
-import type { RenderCache } from './render';
+import { sameTool, type RenderCache } from './render';
 import { newSchemaMismatch } from './rules/schema-changed';
 import { selfEditFindings } from './rules/self-edit';
 import { reusedIdFinding, sharedParts } from './rules/tool-call-id-reused';
@@ -47,13 +47,14 @@ function sameMessage(a: Message, b: Message, render: RenderCache): boolean {
   return a === b || (a[CARRIED_FROM] ?? a) === (b[CARRIED_FROM] ?? b) || render.messageText(a) === render.messageText(b);
 }
 
-export function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[], render: RenderCache): boolean {
+/** The same tools, rendered alike (`sameTool`: compared without rendering; `_render` unused, left for cut-step.ts's call). */
+export function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[], _render?: RenderCache): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as ToolSchema;
     const y = b[i] as ToolSchema;
-    if (x !== y && (x.name !== y.name || x.version !== y.version || render.tool(x) !== render.tool(y))) return false;
+    if (x !== y && (x.name !== y.name || x.version !== y.version || !sameTool(x, y))) return false;
   }
   return true;
 }

@@ -10,7 +10,7 @@
  */
 import type { BoundaryPosition } from './results';
 import { CARRIED_FROM, type ContextWindow, type Message, type ToolSchema } from './model';
-import type { RenderCache } from './render';
+import { sameTool, type RenderCache } from './render';
 import type { TokenCounter } from './tokens';
 
 export class BoundaryPositions {
@@ -54,7 +54,7 @@ export class BoundaryPositions {
   private sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
     if (a === b) return true;
     if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && this.render.tool(a[i] as ToolSchema) !== this.render.tool(b[i] as ToolSchema)) return false;
+    for (let i = 0; i < a.length; i++) if (!sameTool(a[i] as ToolSchema, b[i] as ToolSchema)) return false;
     return true;
   }
 

@@ -10,7 +10,7 @@
  * opaque block's node) changes bytes.
  */
 import type { RenderSegment, RenderedWindow } from './results';
-import type { JsonNode } from './json/parse';
+import type { JsonNode, JsonProperty } from './json/parse';
 import { CARRIED_FROM, type Block, type ContextWindow, type Message, type ToolSchema } from './model';
 
 /** Renders a JsonNode compactly: key order kept, numbers by their raw text, strings re-encoded. */
@@ -33,6 +33,51 @@ export function renderJson(node: JsonNode | undefined): string {
     case 'null':
       return 'null';
   }
+}
+
+/**
+ * Whether two nodes render alike (`renderJson(a) === renderJson(b)`), found
+ * without rendering either: the same shape, keys in the same order, the same
+ * strings, numbers as written (a missing node renders as null).
+ */
+export function sameJson(a: JsonNode | undefined, b: JsonNode | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return (a ?? b)?.type === 'null';
+  switch (a.type) {
+    case 'object':
+      return b.type === 'object' && sameProperties(a.properties, b.properties);
+    case 'array':
+      return b.type === 'array' && sameItems(a.items, b.items);
+    case 'string':
+      return b.type === 'string' && a.value === b.value;
+    case 'number':
+      return b.type === 'number' && a.raw === b.raw;
+    case 'boolean':
+      return b.type === 'boolean' && a.value === b.value;
+    case 'null':
+      return b.type === 'null';
+  }
+}
+
+function sameProperties(a: readonly JsonProperty[], b: readonly JsonProperty[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as JsonProperty;
+    const y = b[i] as JsonProperty;
+    if (x.key !== y.key || !sameJson(x.value, y.value)) return false;
+  }
+  return true;
+}
+
+function sameItems(a: readonly JsonNode[], b: readonly JsonNode[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+  return true;
+}
+
+/** Whether two tools render alike (`RenderCache.tool`), without rendering them. */
+export function sameTool(a: ToolSchema, b: ToolSchema): boolean {
+  return a === b || sameJson(a.declaration, b.declaration);
 }
 
 /** Renders one block with its neutral template. */

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { parseJson, type JsonNode } from '../../src/core/json/parse';
 import { fromValue } from '../../src/core/json/nodes';
 import { canonicalJson, explainRenderDifference } from '../../src/core/meaning';
 import type { ContextWindow, Message } from '../../src/core/model';
-import { renderJson, renderMessage, renderWindow } from '../../src/core/render';
+import { renderJson, renderMessage, renderWindow, sameJson } from '../../src/core/render';
 
 function node(text: string): JsonNode {
   const parsed = parseJson(text);
@@ -96,4 +97,20 @@ test('explainRenderDifference names each cause, and nothing when meaning differs
   assert.equal(explainRenderDifference('{"a":1,"b":2.0}', '{"b":2,"a":1}'), 'key order, number form');
   assert.equal(explainRenderDifference('{"a":1}', '{"a":2}'), undefined);
   assert.equal(explainRenderDifference('{"a":1}', '{"a":1}'), undefined);
+});
+
+test('sameJson tells two nodes render alike exactly when their renders are equal (random values, spacing, number spellings, a missing node)', () => {
+  const spelled = (value: unknown, indent: number) => JSON.stringify(value, null, indent).replace(/(?<=[:[,\s])(-?\d+)(?=[,\]}\s])/g, (n) => (indent === 3 ? `${n}.0` : n));
+  const text = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }).chain((v) => fc.tuple(fc.constant(v), fc.constantFrom(0, 2, 3)).map(([value, indent]) => spelled(value, indent))),
+    fc.constantFrom('null', '{}', '[]', '""', '{"a":1,"b":2}', '{"b":2,"a":1}', '[1,2]', '[1,2.0]', '"\\ud800"', '"\\u00e9"', '"é"'),
+  );
+  fc.assert(
+    fc.property(fc.option(text), fc.option(text), fc.boolean(), (a, b, same) => {
+      const x = a === null ? undefined : node(a);
+      const y = same ? (a === null ? undefined : node(a)) : b === null ? undefined : node(b);
+      assert.equal(sameJson(x, y), renderJson(x) === renderJson(y), `${String(a)} / ${String(same ? a : b)}`);
+    }),
+    { numRuns: 500 },
+  );
 });
