@@ -51,7 +51,7 @@ function writePackedRanks() {
   const module = { exports: {} };
   new Function('module', 'exports', 'require', outputFiles[0].text)(module, module.exports, require);
   for (const encoding of ['o200k_base', 'cl100k_base']) {
-    fs.writeFileSync(`dist/ranks/${encoding}.bin`, module.exports.packRanks(require(`./node_modules/js-tiktoken/dist/ranks/${encoding}.cjs`)));
+    fs.writeFileSync(`dist/ranks/${encoding}.bin`, module.exports.packRanks(require(`./node_modules/js-tiktoken/dist/ranks/${encoding}.cjs`), encoding));
   }
 }
 

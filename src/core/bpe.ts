@@ -59,6 +59,22 @@ export interface PackedRanks {
   readonly arrays: RankArrays;
 }
 
+/**
+ * Whether `samples` tokens, evenly spaced, are found by their bytes in
+ * `arrays`' slots: slots placed by another hash or probing (a packed table of
+ * another build) find almost none.
+ */
+export function findsItsTokens(arrays: RankArrays, samples = 64): boolean {
+  const table = new RankTable(arrays);
+  const n = arrays.ranks.length;
+  for (let s = 0; s < Math.min(samples, n); s++) {
+    const k = Math.floor((s * n) / Math.min(samples, n));
+    const [from, to] = [arrays.starts[k] as number, arrays.starts[k + 1] as number];
+    if (!(from >= 0 && from <= to && to <= arrays.bytes.length) || table.rank(arrays.bytes, from, to) < 0) return false;
+  }
+  return true;
+}
+
 /** The arrays of a rank table's text: its tokens read (`readTokens`), then put in their slots. */
 export function rankArrays(table: string): RankArrays {
   // Every 4 base64 digits are at most 3 bytes; there are fewer tokens than spaces.

@@ -43,7 +43,7 @@ function encoderFor(encoding: TokenEncoding): BpeCounter {
  */
 function loadRanks(encoding: TokenEncoding): RankData | PackedRanks {
   const packed = join(__dirname, 'ranks', `${encoding}.bin`);
-  const ranks = existsSync(packed) ? unpackRanks(readFileSync(packed)) : undefined;
+  const ranks = existsSync(packed) ? unpackRanks(readFileSync(packed), encoding) : undefined;
   if (ranks) return ranks;
   const shipped = join(__dirname, 'ranks', `${encoding}.js`);
   const request = existsSync(shipped) ? shipped : `js-tiktoken/ranks/${encoding}`;

@@ -44,8 +44,8 @@ for (const [name, ranks] of [
     const exact = new Tiktoken(ranks as TiktokenBPE);
     const want = (text: string) => exact.encode(text, [], []).length;
     const counter = new BpeCounter(ranks);
-    const packed = packRanks(ranks);
-    const unpacked = unpackRanks(packed);
+    const packed = packRanks(ranks, name);
+    const unpacked = unpackRanks(packed, name);
     assert.ok(unpacked);
     const fromPacked = new BpeCounter(unpacked);
 
@@ -85,16 +85,29 @@ for (const [name, ranks] of [
     it('reads its packed table only when whole: not cut, not of another magic or a header its length contradicts; misaligned, copied', () => {
       const misaligned = new Uint8Array(packed.length + 1).subarray(1);
       misaligned.set(packed);
-      assert.equal(new BpeCounter(unpackRanks(misaligned)!).count('hello world, again'), want('hello world, again'));
-      assert.equal(unpackRanks(packed.subarray(0, packed.length - 1)), undefined);
-      assert.equal(unpackRanks(packed.subarray(0, 12)), undefined);
+      assert.equal(new BpeCounter(unpackRanks(misaligned, name)!).count('hello world, again'), want('hello world, again'));
+      assert.equal(unpackRanks(packed.subarray(0, packed.length - 1), name), undefined);
+      assert.equal(unpackRanks(packed.subarray(0, 12), name), undefined);
       const other = packed.slice();
       other[0] = (other[0] as number) ^ 1;
-      assert.equal(unpackRanks(other), undefined);
+      assert.equal(unpackRanks(other, name), undefined);
       const lying = packed.slice();
       const header = new DataView(lying.buffer);
       header.setInt32(4, header.getInt32(4, true) + 1, true);
-      assert.equal(unpackRanks(lying), undefined, 'a token count its length does not have');
+      assert.equal(unpackRanks(lying, name), undefined, 'a token count its length does not have');
+    });
+
+    it("is not read as another encoding's table, nor with slots another build's hash placed", () => {
+      assert.equal(unpackRanks(packed, name === 'o200k_base' ? 'cl100k_base' : 'o200k_base'), undefined);
+      // The same tokens, each slot moved to the mirror slot: what a table placed by another hash looks like.
+      const foreign = packed.slice();
+      const view = new DataView(foreign.buffer);
+      const [n, c] = [view.getInt32(4, true), view.getInt32(12, true)];
+      const slotsAt = 4 * (6 + 2 * n + 1);
+      const slots = new Int32Array(packed.buffer.slice(slotsAt, slotsAt + 4 * c));
+      slots.reverse();
+      foreign.set(new Uint8Array(slots.buffer), slotsAt);
+      assert.equal(unpackRanks(foreign, name), undefined);
     });
 
     it('on a 2,048-character piece of alternating ASCII and non-ASCII punctuation', () => {

@@ -47,7 +47,7 @@ before(async () => {
   lib = require(OUT) as Library;
   mkdirSync(path.join(PACKED, 'ranks'));
   copyFileSync(OUT, path.join(PACKED, 'lib.js'));
-  writeFileSync(path.join(PACKED, 'ranks', 'o200k_base.bin'), packRanks(require('js-tiktoken/ranks/o200k_base') as { pat_str: string; bpe_ranks: string }));
+  writeFileSync(path.join(PACKED, 'ranks', 'o200k_base.bin'), packRanks(require('js-tiktoken/ranks/o200k_base') as { pat_str: string; bpe_ranks: string }, 'o200k_base'));
 });
 
 const current = {
