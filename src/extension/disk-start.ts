@@ -2,7 +2,7 @@
  * A transcript's check started from its file on disk the moment its editor
  * tab opens, before VS Code has loaded the document (seconds for a 20 MB log).
  * First the findings alone, checked as the CLI checks (no windows kept, in a
- * worker thread: the report is small), published at once, placed by the
+ * worker thread that reads the file itself: the report is small), published at once, placed by the
  * report's own line starts; then the editor's check (windows kept, in slices
  * between other work), whose follower the session of the document takes over
  * once it comes (its check then finds the text read, unless the document
@@ -83,14 +83,16 @@ export class DiskStarts {
     const file = uri.fsPath;
     const size = (await fs.promises.stat(file)).size;
     if (size < settings.workerThresholdBytes || size > resolveLimits(settings.limits).maxFileBytes) return undefined;
-    // Not a transcript (sniffed from its head: a large JSON file of another kind is never read whole), or not UTF-8: left to the document's own check.
+    // Not a transcript (sniffed from its head: a large JSON file of another kind is never read whole): left to the document's own check.
     if (!recognises(fileHead(file, SNIFF_CHARS))) return undefined;
-    const text = await fs.promises.readFile(file, 'utf8');
-    if (signal.aborted || text.includes('\uFFFD')) return undefined;
-    const request = { kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits } as const;
-    const findings = await this.checker.check({ ...request, keepRewrites: false }, 0, signal).catch(() => undefined);
+    const options = { tokens: settings.tokens, limits: settings.limits };
+    // The findings as the CLI checks them (no windows kept), by a worker that reads the file itself (it throws when the file is not UTF-8).
+    const findings = await this.checker.check({ kind: 'file', file, bytes: size, ...options, keepRewrites: false }, 0, signal).catch(() => undefined);
     if (signal.aborted) return undefined;
     if (findings) publish(findings);
+    const text = await fs.promises.readFile(file, 'utf8');
+    if (signal.aborted || text.includes('\uFFFD')) return undefined;
+    const request = { kind: 'transcript', file, text, ...options } as const;
     const follower = new DocumentFollower();
     signal.addEventListener('abort', () => follower.stop(), { once: true });
     const report = await this.checker.follow(request, settings.workerThresholdBytes, { follower, version: 0, editedAt: -1 });

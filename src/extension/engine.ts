@@ -78,11 +78,14 @@ export interface SubAgentFile {
 
 /**
  * What one check needs: plain data, so it crosses to a worker thread
- * unchanged. `transcript`: a document on its own; `against`: `newer` judged
- * as a rewrite of `older` ("Compare with…").
+ * unchanged. `transcript`: a document on its own; `file`: a UTF-8 file on
+ * disk of `bytes`, read by the thread that checks it (the host thread neither
+ * reads nor copies it first); `against`: `newer` judged as a rewrite of
+ * `older` ("Compare with…").
  */
 export type CheckRequest =
   | ({ readonly kind: 'transcript' } & FileText & RequestOptions)
+  | ({ readonly kind: 'file'; readonly file: string; readonly bytes: number } & RequestOptions)
   | ({ readonly kind: 'against'; readonly older: FileText; readonly newer: FileText } & RequestOptions);
 
 /** Sub-agent files of a Claude Code session (`file`), each to be checked on its own. */
@@ -95,15 +98,24 @@ export type WorkerRequest = CheckRequest | SubAgentsRequest;
 export function requestSize(request: WorkerRequest): { readonly file: string; readonly length: number } {
   if (request.kind === 'transcript') return { file: request.file, length: request.text.length };
   if (request.kind === 'sub-agents') return { file: request.file, length: request.subAgents.reduce((n, s) => n + (s.text?.length ?? 0), 0) };
+  if (request.kind === 'file') return { file: request.file, length: request.bytes };
   return { file: request.newer.file, length: request.older.text.length + request.newer.text.length };
 }
 
-/** Checks a request (never throws for bad input: the engine turns it into findings). */
+/** Checks a request (never throws for bad input: the engine turns it into findings; a `file` that is not UTF-8 throws, it is not checked). */
 export function checkRequest(request: CheckRequest): Report {
   const options = checkOptions(request);
   const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
   if (request.kind === 'against') return checkAgainst(boundedText(request.older, maxFileBytes), boundedText(request.newer, maxFileBytes), options);
-  return checkTranscript(boundedText(request, maxFileBytes), options);
+  const document = request.kind === 'file' ? { file: request.file, text: utf8Text(request.file) } : request;
+  return checkTranscript(boundedText(document, maxFileBytes), options);
+}
+
+/** A file's text; throws when it is not UTF-8 (the editor would show it otherwise than as read). */
+function utf8Text(file: string): string {
+  const text = fs.readFileSync(file, 'utf8');
+  if (text.includes('\uFFFD')) throw new Error(`${file} is not UTF-8`);
+  return text;
 }
 
 /** Checks each sub-agent file on its own, reading it once (core/sub-agents.ts); never throws. */

@@ -41,7 +41,7 @@ const activeTabViewType = () => {
 function spyChecks(checker: Checker) {
   const calls = { check: [] as string[], follow: [] as string[], subAgents: [] as string[][] };
   const { check, follow, checkSubAgents } = checker;
-  checker.check = (request, threshold) => (calls.check.push(request.kind === 'transcript' ? request.file : request.newer.file), check.call(checker, request, threshold));
+  checker.check = (request, threshold) => (calls.check.push(request.kind === 'against' ? request.newer.file : request.file), check.call(checker, request, threshold));
   checker.follow = (request, threshold, followed) => (calls.follow.push(request.file), follow.call(checker, request, threshold, followed));
   checker.checkSubAgents = (request, threshold) => (calls.subAgents.push(request.subAgents.map((s) => path.basename(s.file))), checkSubAgents.call(checker, request, threshold));
   const restore = () => Object.assign(checker, { check, follow, checkSubAgents });
