@@ -187,9 +187,16 @@ export class DocumentFollower {
     return request.text.length >= at && request.text.slice(Math.max(0, at - GUARD_CHARS), at) === guard;
   }
 
-  /** The document was edited from character `from` on (not appended to at its end); `version`: the version after the edit. */
+  /**
+   * The document was edited from character `from` on (not appended to at its
+   * end); `version`: the version after the edit. A read in slices in progress
+   * reads text that is no longer the document's: it stops at its next slice
+   * (as when a later check takes over; that check goes back to the
+   * checkpoint before the earliest edit), so typing does not compete with it.
+   */
   edited(version: number, from: number): void {
     this.edits.push({ version, from });
+    if (this.reading) this.reads++;
   }
 
   /**

@@ -186,6 +186,33 @@ suite('a 20 MB request log', () => {
     await closeAll();
   });
 
+  test('an edit while the check of an earlier edit reads in slices stops that read (typing never competes with the check of text already changed)', async function () {
+    this.timeout(180_000);
+    const { sessions } = await api();
+    const file = bigLog();
+    const uri = vscode.Uri.file(file);
+    await vscode.commands.executeCommand('vscode.open', uri);
+    const session = await waitFor('the first report', () => sessions.get(uri)?.report && sessions.get(uri), 120_000);
+    const editor = await vscode.window.showTextDocument(session.document);
+    const length = editor.document.getText().length;
+    // Edits pause for 1 s before their check: time to see what the read of the first edit does after the second.
+    await setSetting('debounceMs', 1000);
+    try {
+      // An edit in the file's head: checked again from the start, in slices (seconds for 20 MB).
+      await editor.edit((b) => b.insert(new vscode.Position(0, 1), ' '));
+      await waitFor('the check of the first edit reading', () => session.follower.position > 0 && session.follower.position < length, 60_000);
+      await editor.edit((b) => b.insert(new vscode.Position(0, 1), ' '));
+      const stopped = session.follower.position;
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.ok(session.follower.position - stopped <= 1 << 16, `the read stopped at the second edit (${stopped} → ${session.follower.position} characters)`);
+      assert.ok(session.reportVersion < editor.document.version, 'its check has not started yet');
+      await waitFor('the check of both edits', () => session.reportVersion === editor.document.version, 120_000);
+      assert.deepEqual(keys(session.report), keys(checkRequest({ kind: 'transcript', file, text: editor.document.getText(), tokens: 'o200k_base', limits: {} })));
+    } finally {
+      await setSetting('debounceMs', 0);
+    }
+  });
+
   test('a tab closed before its document came: the diagnostics checked from disk go with it', async function () {
     this.timeout(120_000);
     const { sessions } = await api();
