@@ -163,7 +163,7 @@ export class DocumentFollower {
   private last: { readonly report: Report; readonly position: number } | undefined;
   /** A slice-by-slice read in progress (`readInSlices`): its text and version (the guard and version read last are not the read position's meanwhile). */
   private reading: { readonly text: string; readonly version: number } | undefined;
-  /** Counts the reads set up (`prepare`): a read in slices stops when a later one was set up. */
+  /** Counts the reads set up (`prepare`) and the edits made during one: a read in slices stops when a later one was set up or its text edited. */
   private reads = 0;
   /** The edits since the version read last: the document version after each, and the first character it changed. */
   private edits: { readonly version: number; readonly from: number }[] = [];
