@@ -72,6 +72,20 @@ describe('a rewindable follower', () => {
     assert.deepEqual(follower.append(text.slice(follower.position)), checkTranscript({ file: 'big.jsonl', text }, { tokens: false }));
   });
 
+  it('keeps the checkpoint before the last line when lines are of Mi characters each: an edit in the last line reads that line again, not the file', () => {
+    let text = log(4, 1_600_000);
+    const follower = new Follower('huge.jsonl', { tokens: false, rewindable: true });
+    follower.read(text);
+    const lastLine = text.lastIndexOf('\n', text.length - 2) + 1;
+    assert.ok(lastLine > 4 * 1024 * 1024 && text.length - lastLine > 2 * 1024 * 1024, `the last line from ${lastLine} of ${text.length}`);
+    assert.ok(checkpointsOf(follower).length <= 2, `${checkpointsOf(follower).length} checkpoints`);
+    const at = text.indexOf('"text":"', lastLine) + '"text":"'.length;
+    text = `${text.slice(0, at)}our${text.slice(at + 3)}`;
+    assert.ok(follower.rewind(at), 'rewound');
+    assert.equal(follower.position, lastLine);
+    assert.deepEqual(follower.append(text.slice(follower.position)), checkTranscript({ file: 'huge.jsonl', text }, { tokens: false }));
+  });
+
   it('counts the UTF-8 bytes of the text given as it reads, through slices, rewinds and a byte order mark', () => {
     const base = log(24, 300);
     const bytesOf = (s: string) => Buffer.byteLength(s, 'utf8');
