@@ -115,10 +115,16 @@ export class DiffView {
     LOCAL_DIFF.recompute(this.knownEnds(content.changed));
     await computed;
     if (generation !== this.generation) return;
-    this.markViolations(content.before);
-    this.folds.apply(this.diff.getLineChanges() ?? [], content.before.text);
-    this.revealFirstChange();
-    for (const pane of [this.before, this.after]) pane.decorateVisible();
+    // One decorations event per side for the violations and the pair colours on screen, not one per
+    // collection: each makes the editor re-check every line on screen.
+    deferDecorationEvents(this.before.model, () =>
+      deferDecorationEvents(this.after.model, () => {
+        this.markViolations(content.before);
+        this.folds.apply(this.diff.getLineChanges() ?? [], content.before.text);
+        this.revealFirstChange();
+        for (const pane of [this.before, this.after]) pane.decorateVisible();
+      }),
+    );
   }
 
   /** The equal lines at both models' start and end, from where the host says the texts differ. */
@@ -263,4 +269,16 @@ function originalRanges(change: monaco.editor.ILineChange, model: monaco.editor.
   if (inner.length) return inner.map((c) => new monaco.Range(c.originalStartLineNumber, c.originalStartColumn, c.originalEndLineNumber, c.originalEndColumn));
   const end = change.originalEndLineNumber;
   return [new monaco.Range(change.originalStartLineNumber, 1, end, model.getLineMaxColumn(end))];
+}
+
+/**
+ * `changeDecorations` is on Monaco's text model, not in its public typings: decoration changes made in
+ * its callback (from any collection) reach the editor as one event when it returns.
+ */
+interface DefersDecorationEvents {
+  changeDecorations(callback: () => void): void;
+}
+
+function deferDecorationEvents(model: monaco.editor.ITextModel, work: () => void): void {
+  (model as unknown as DefersDecorationEvents).changeDecorations(work);
 }
