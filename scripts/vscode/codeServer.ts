@@ -26,8 +26,13 @@ export const CODE_SERVER_BIN = join(INSTALL_DIR, 'node_modules', 'code-server', 
 export const CHROMIUM = process.env.PREFIX_LENS_CHROMIUM ?? '/usr/bin/chromium';
 const HOST = '127.0.0.1';
 
-/** The settings of every fresh user-data-dir: no dialogs, no network, no tips. */
+/**
+ * The settings of every fresh user-data-dir: no dialogs, no network, no tips,
+ * and no auto-save (VS Code for the Web saves 1 s after an edit by default,
+ * desktop VS Code does not: a test's edit of a file would be written to disk).
+ */
 export const QUIET_SETTINGS: Readonly<Record<string, unknown>> = {
+  'files.autoSave': 'off',
   'workbench.startupEditor': 'none',
   'security.workspace.trust.enabled': false,
   'telemetry.telemetryLevel': 'off',
