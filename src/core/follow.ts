@@ -50,9 +50,11 @@ const MAX_CHECKPOINTS = 32;
 /**
  * The most characters of lines the checkpoints' readings were last given, in
  * all (each holds what it read of its last line, parsed: several times the
- * line), the last two aside. Past it every other older one is dropped, as past
- * `MAX_CHECKPOINTS`: a log of large requests keeps fewer, but always the one
- * before its last line (an edit there reads that line again, not the file).
+ * line), unless only three are left. Past it every other one between the first
+ * and the last two is dropped, as past `MAX_CHECKPOINTS`: a log of large
+ * requests keeps fewer, but always the first (an edit anywhere is read from
+ * there, not from the start) and the one before its last line (an edit there
+ * reads that line again, not the file).
  */
 const MAX_CHECKPOINT_LINES = 4 * 1024 * 1024;
 
@@ -248,17 +250,17 @@ export class Follower {
   /**
    * Keeps a fork of the reading at the line start `fed` (after a line of
    * `held` characters), when it is far enough from the last checkpoint; then
-   * drops every other one before the last two while they are too many or hold too much.
+   * drops every other one between the first and the last two while they are too many or hold too much.
    */
   private checkpoint(reading: Reading, fed: number, fedBytes: () => number, held: number): void {
     const last = this.checkpoints[this.checkpoints.length - 1]?.fed ?? 0;
     if (fed - last < Math.max(CHECKPOINT_CHARS, last >> 8)) return;
     const frozen = forkReading(reading, reading.starts);
     this.checkpoints.push({ fed, fedBytes: fedBytes(), reading: frozen, lineStarts: reading.starts.lineStarts().length, held });
-    const over = () => this.checkpoints.length > MAX_CHECKPOINTS || (this.checkpoints.length > 2 && this.checkpoints.reduce((n, c) => n + c.held, 0) > MAX_CHECKPOINT_LINES);
+    const over = () => this.checkpoints.length > MAX_CHECKPOINTS || (this.checkpoints.length > 3 && this.checkpoints.reduce((n, c) => n + c.held, 0) > MAX_CHECKPOINT_LINES);
     while (over()) {
       const last = this.checkpoints.length - 1;
-      this.checkpoints = this.checkpoints.filter((_, i) => i === last || (last - 1 - i) % 2 === 0);
+      this.checkpoints = this.checkpoints.filter((_, i) => i === 0 || i === last || (last - 1 - i) % 2 === 0);
     }
   }
 

@@ -72,17 +72,24 @@ describe('a rewindable follower', () => {
     assert.deepEqual(follower.append(text.slice(follower.position)), checkTranscript({ file: 'big.jsonl', text }, { tokens: false }));
   });
 
-  it('keeps the checkpoint before the last line when lines are of Mi characters each: an edit in the last line reads that line again, not the file', () => {
+  it('keeps the checkpoint before the last line when lines are of Mi characters each: an edit in the last line reads that line again, not the file; one in the middle reads from the first', () => {
     let text = log(4, 1_600_000);
     const follower = new Follower('huge.jsonl', { tokens: false, rewindable: true });
     follower.read(text);
     const lastLine = text.lastIndexOf('\n', text.length - 2) + 1;
     assert.ok(lastLine > 4 * 1024 * 1024 && text.length - lastLine > 2 * 1024 * 1024, `the last line from ${lastLine} of ${text.length}`);
-    assert.ok(checkpointsOf(follower).length <= 2, `${checkpointsOf(follower).length} checkpoints`);
+    assert.ok(checkpointsOf(follower).length <= 3, `${checkpointsOf(follower).length} checkpoints`);
     const at = text.indexOf('"text":"', lastLine) + '"text":"'.length;
     text = `${text.slice(0, at)}our${text.slice(at + 3)}`;
     assert.ok(follower.rewind(at), 'rewound');
     assert.equal(follower.position, lastLine);
+    assert.deepEqual(follower.append(text.slice(follower.position)), checkTranscript({ file: 'huge.jsonl', text }, { tokens: false }));
+    const third = text.indexOf('\n', text.indexOf('\n') + 1) + 1;
+    const middle = text.indexOf('"text":"', third) + '"text":"'.length;
+    assert.ok(middle < lastLine);
+    text = `${text.slice(0, middle)}our${text.slice(middle + 3)}`;
+    assert.ok(follower.rewind(middle), 'rewound to the first checkpoint');
+    assert.equal(follower.position, text.indexOf('\n') + 1);
     assert.deepEqual(follower.append(text.slice(follower.position)), checkTranscript({ file: 'huge.jsonl', text }, { tokens: false }));
   });
 
