@@ -252,3 +252,12 @@ test('a consumed message inserted into history is prefix-mutated at the inserted
   const f = report.findings[0];
   assert.equal(text.slice(f?.range.start, f?.range.end), '{"role":"user","content":"(injected)"}');
 });
+
+test('a message inserted just before the last consumed message kept is flagged where it was inserted', () => {
+  // History of five consumed messages; the insert lands at index 4, just before the last one kept (prefix-changes lists inserts up to it).
+  const inserted = [...history.slice(0, 4), user('Injected.'), history[4] as Json];
+  const report = check(trace(windowEvent(tools, history), rewrite('runtime', { messages: inserted })));
+  const found = report.findings.filter((f) => f.rule === 'prefix-mutated').map((f) => f.message);
+  assert.equal(found.length, 1);
+  assert.match(found[0] ?? '', /^An? user message was inserted into the consumed prefix.*messages\[4\]/);
+});
