@@ -41,14 +41,23 @@ function encoderFor(encoding: TokenEncoding): BpeCounter {
  * packed (`<encoding>.bin`, src/core/bpe-packed.ts), read first when there.
  * Run from source, they come from the package.
  */
-function loadRanks(encoding: TokenEncoding): RankData | PackedRanks {
-  const packed = join(__dirname, 'ranks', `${encoding}.bin`);
-  const ranks = existsSync(packed) ? unpackRanks(readFileSync(packed), encoding) : undefined;
+export function loadRanks(encoding: TokenEncoding, dir = join(__dirname, 'ranks')): RankData | PackedRanks {
+  const packed = readPacked(join(dir, `${encoding}.bin`));
+  const ranks = packed && unpackRanks(packed, encoding);
   if (ranks) return ranks;
-  const shipped = join(__dirname, 'ranks', `${encoding}.js`);
+  const shipped = join(dir, `${encoding}.js`);
   const request = existsSync(shipped) ? shipped : `js-tiktoken/ranks/${encoding}`;
   const loaded = require(request) as RankData | { default: RankData };
   return 'default' in loaded ? loaded.default : loaded;
+}
+
+/** The packed table's bytes; undefined when it is absent or cannot be read (a directory in its place, no permission): the text table is read instead. */
+function readPacked(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
