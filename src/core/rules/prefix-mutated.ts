@@ -115,8 +115,9 @@ function spanOf(messages: readonly Message[], from: number, to: number): SourceR
   return span;
 }
 
+/** "An" before a vowel sound: "an assistant", "an unknown", but "a user" (a "u" sounded "you"). */
 function article(word: string): string {
-  return /^[aeiou]/i.test(word) ? 'An' : 'A';
+  return /^[aeio]|^u(?![bcdfghjklmnpqrstvwxz][aeiou])/i.test(word) ? 'An' : 'A';
 }
 
 /** "lines 1–17" for two line places, else "messages[0] to messages[2]". */
