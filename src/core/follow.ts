@@ -41,18 +41,19 @@ const CHECKPOINT_CHARS = 64 * 1024;
 /**
  * The most checkpoints kept. Each holds what its reading held then (a request
  * log's last request, parsed: several times its line), so without a bound a
- * large log kept tens of times the memory of its check. Past it every other
- * one is dropped, the latest kept: older text has fewer, and a rewind there
- * reads more again.
+ * large log kept tens of times the memory of its check. Past it the one
+ * whose neighbours are closest is dropped (`closestBetween`), so they stay
+ * spread over the text: an edit anywhere reads again from at most about a
+ * fifteenth of the text before it (test/unit/follow-bounds.test.ts).
  */
 const MAX_CHECKPOINTS = 32;
 
 /**
  * The most characters of lines the checkpoints' readings were last given, in
  * all (each holds what it read of its last line, parsed: several times the
- * line), unless only three are left. Past it every other one between the first
- * and the last two is dropped, as past `MAX_CHECKPOINTS`: a log of large
- * requests keeps fewer, but always the first (an edit anywhere is read from
+ * line), unless only three are left. Past it they are dropped as past
+ * `MAX_CHECKPOINTS`, one at a time: a log of large requests keeps fewer, but
+ * always the first (an edit anywhere is read from
  * there, not from the start) and the one before its last line (an edit there
  * reads that line again, not the file).
  */
@@ -250,7 +251,8 @@ export class Follower {
   /**
    * Keeps a fork of the reading at the line start `fed` (after a line of
    * `held` characters), when it is far enough from the last checkpoint; then
-   * drops every other one between the first and the last two while they are too many or hold too much.
+   * drops the one whose neighbours are closest (never the first or the last
+   * two) while they are too many or hold too much.
    */
   private checkpoint(reading: Reading, fed: number, fedBytes: () => number, held: number): void {
     const last = this.checkpoints[this.checkpoints.length - 1]?.fed ?? 0;
@@ -258,10 +260,7 @@ export class Follower {
     const frozen = forkReading(reading, reading.starts);
     this.checkpoints.push({ fed, fedBytes: fedBytes(), reading: frozen, lineStarts: reading.starts.lineStarts().length, held });
     const over = () => this.checkpoints.length > MAX_CHECKPOINTS || (this.checkpoints.length > 3 && this.checkpoints.reduce((n, c) => n + c.held, 0) > MAX_CHECKPOINT_LINES);
-    while (over()) {
-      const last = this.checkpoints.length - 1;
-      this.checkpoints = this.checkpoints.filter((_, i) => i === 0 || i === last || (last - 1 - i) % 2 === 0);
-    }
+    while (over()) this.checkpoints.splice(closestBetween(this.checkpoints), 1);
   }
 
   /** One line through the checks `checkTranscript` makes on its input, then the reader; a stop is said once. */
@@ -289,6 +288,21 @@ export class Follower {
     if (line.unterminated && total <= max) return;
     throw new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(max)})`);
   }
+}
+
+/**
+ * Which checkpoint to drop: of those between the first and the last two, the
+ * one whose neighbours are closest (the earliest of equals), so the gap its
+ * removal leaves is the smallest and the checkpoints stay spread over the text.
+ * The gaps so left are at most twice the text over the candidates' count.
+ */
+function closestBetween(checkpoints: readonly Checkpoint[]): number {
+  let [best, gap] = [1, Infinity];
+  for (let i = 1; i < checkpoints.length - 2; i++) {
+    const around = (checkpoints[i + 1]?.fed ?? 0) - (checkpoints[i - 1]?.fed ?? 0);
+    if (around < gap) [best, gap] = [i, around];
+  }
+  return best;
 }
 
 /** The UTF-8 bytes before offset `end` of `text` (asked at increasing offsets), after `before` bytes ahead of it. */

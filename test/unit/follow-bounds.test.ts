@@ -55,6 +55,27 @@ describe('a rewindable follower', () => {
     }
   });
 
+  it('keeps its checkpoints spread over a long log: no gap between two is over twice the text over their count, and an edit in the middle reads again from within one such gap', () => {
+    let text = log(200, 60);
+    const options = { keepRewrites: true, tokens: false } as const;
+    const follower = new Follower('long.jsonl', { ...options, rewindable: true });
+    follower.read(text);
+    const kept = checkpointsOf(follower);
+    const at = kept.map((c) => c.fed);
+    const gaps = at.map((fed, i) => fed - (at[i - 1] ?? 0));
+    const bound = (2 * text.length) / kept.length;
+    assert.ok(text.split('\n').length > 80 && kept.length >= 24, `${kept.length} checkpoints over ${text.length} characters`);
+    assert.ok(Math.max(...gaps) <= bound, `gaps ${gaps.join(' ')}: the largest over ${Math.round(bound)}`);
+    for (const part of [0.3, 0.5, 0.7]) {
+      const line = text.lastIndexOf('\n', Math.floor(text.length * part)) + 1;
+      const edit = text.indexOf('"text":"', line) + '"text":"'.length;
+      text = `${text.slice(0, edit)}our${text.slice(edit + 3)}`;
+      assert.ok(follower.rewind(edit), `an edit at ${part} of the text rewound`);
+      assert.ok(follower.position <= edit && follower.position > edit - bound, `an edit at ${edit} (${part} of the text) read again from ${follower.position}`);
+      assert.deepEqual(follower.append(text.slice(follower.position)), checkTranscript({ file: 'long.jsonl', text }, options), `after the edit at ${part}`);
+    }
+  });
+
   it('keeps checkpoints holding at most 4 Mi characters of lines on a log of large requests, and rewinds to one before the last line', () => {
     let text = log(30, 40_000);
     const follower = new Follower('big.jsonl', { tokens: false, rewindable: true });
