@@ -19,7 +19,7 @@
  */
 import { checkTranscriptWith, finishRun, forkRun, newRun, onEvent, readStopped, resolveAdapter, takeLine, type Run } from './check';
 import { inputFromText } from './io';
-import { formatBytes, LimitError, resolveLimits, type Limits } from './limits';
+import { fileTooLarge, resolveLimits, type Limits } from './limits';
 import type { CheckOptions, Report } from './results';
 import { LineIndex, splitLines, type SourceLine } from './text';
 import type { FormatAdapter, LineReader, TranscriptInput } from './transcript';
@@ -286,7 +286,7 @@ export class Follower {
     if (reading.bytes <= max) return;
     const total = (this.bom ? 3 : 0) + this.fedBytes + Buffer.byteLength(this.pending, 'utf8');
     if (line.unterminated && total <= max) return;
-    throw new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(max)})`);
+    throw fileTooLarge(max);
   }
 }
 

@@ -4,7 +4,7 @@
  * unless an adapter asks for the whole text).
  */
 import * as fs from 'node:fs';
-import { formatBytes, LimitError, resolveLimits, type Limits } from './limits';
+import { fileTooLarge, formatBytes, LimitError, resolveLimits, type Limits } from './limits';
 import type { TranscriptInput } from './transcript';
 import { splitLines, type SourceLine } from './text';
 import { linesFromBytes } from './byte-lines';
@@ -92,15 +92,11 @@ function kindOf(stat: fs.Stats): string {
   return 'a special file';
 }
 
-function tooLarge(limits: Limits): LimitError {
-  return new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(limits.maxFileBytes)})`);
-}
-
 /** The whole file, at most `maxFileBytes`. */
 function readWhole(path: string | Buffer, limits: Limits): Uint8Array {
   const { fd, size } = openRegular(path);
   try {
-    if (size > limits.maxFileBytes) throw tooLarge(limits);
+    if (size > limits.maxFileBytes) throw fileTooLarge(limits.maxFileBytes);
     const buffer = Buffer.alloc(size);
     let read = 0;
     while (read < size) {
@@ -163,7 +159,7 @@ function* readChunks(fd: number, limits: Limits): Generator<Buffer> {
     const read = fs.readSync(fd, buffer, 0, buffer.length, null);
     if (read === 0) break;
     total += read;
-    if (total > limits.maxFileBytes) throw tooLarge(limits);
+    if (total > limits.maxFileBytes) throw fileTooLarge(limits.maxFileBytes);
     yield buffer.subarray(0, read);
   }
 }

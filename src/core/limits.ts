@@ -47,6 +47,11 @@ export class LimitError extends Error {
   }
 }
 
+/** The error for a file (or a document's text) larger than `maxFileBytes`: one wording for the CLI, the editor's check and the session view. */
+export function fileTooLarge(maxFileBytes: number): LimitError {
+  return new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(maxFileBytes)})`);
+}
+
 /** The error for a line longer than `maxLineChars` (`index` is 0-based). */
 export function lineTooLong(index: number, maxLineChars: number): LimitError {
   return new LimitError(`line ${index + 1} is longer than the maxLineChars limit (${maxLineChars.toLocaleString('en-US')} characters)`);

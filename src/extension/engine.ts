@@ -9,9 +9,9 @@ import * as fs from 'node:fs';
 import type { CheckInput, CheckOptions, Report, TokenEncoding } from '../core/index';
 import { checkAgainst, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
 import { checkSubAgentFile, type CheckedSubAgent } from '../core/sub-agents';
-import { formatBytes, LimitError, resolveLimits, type Limits } from '../core/limits';
+import { fileTooLarge, resolveLimits, type Limits } from '../core/limits';
 import { unsliced } from '../core/json/parse';
-export { resolveLimits };
+export { fileTooLarge, resolveLimits };
 
 export type {
   CheckOptions,
@@ -355,7 +355,7 @@ function readFrom(file: string, start: number, max: number): Buffer | undefined 
 function boundedText(document: FileText, maxFileBytes: number): CheckInput {
   const input = inputFromText(document.file, document.text);
   if (Buffer.byteLength(document.text, 'utf8') <= maxFileBytes) return input;
-  const tooLarge = () => new LimitError(`the file is larger than the maxFileBytes limit (${formatBytes(maxFileBytes)})`);
+  const tooLarge = () => fileTooLarge(maxFileBytes);
   return {
     ...input,
     *lines() {

@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { Checker } from './checker';
-import { checkFile, type Report } from './engine';
+import { checkFile, fileTooLarge, resolveLimits, type Report } from './engine';
 import { readSettings } from './settings';
 
 /** Re-checks of a file changing on disk wait this long after its last change. */
@@ -96,6 +96,9 @@ export class ViewedFiles implements vscode.Disposable {
 
   private async read(uri: vscode.Uri, settings: ReturnType<typeof readSettings>): Promise<{ report: Report; text: string }> {
     if (isZip(uri) && uri.scheme === 'file') return { report: checkFile(uri.fsPath, settings.tokens, settings.limits), text: '' };
+    // Stat first: a file over the limit is refused as the editor's check refuses a document over it, never read whole.
+    const { maxFileBytes } = resolveLimits(settings.limits);
+    if ((await vscode.workspace.fs.stat(uri)).size > maxFileBytes) throw fileTooLarge(maxFileBytes);
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
     const file = uri.scheme === 'file' ? uri.fsPath : uri.toString();
     return { report: await this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes), text };

@@ -9,7 +9,8 @@
  * checking again only the file that grew. The view of a file open as text takes
  * the report of Sessions (which re-checks it) and never checks the file itself,
  * says why when that check failed, and scans its text for sub-agent links once;
- * a file open only in the view is checked by Sessions too (its viewed files).
+ * a file open only in the view is checked by Sessions too (its viewed files):
+ * one over maxFileBytes is never read, the view saying so.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -207,4 +208,28 @@ suite('session view', () => {
     assert.equal(session.document.version, session.reportVersion, 'the session text is the one scanned');
     assert.equal(editor?.linkScans, 1, 'the session text was scanned again');
   });
+
+  test('a file open only in the view over maxFileBytes is never read: the view says so in the words of the check of a document over it', async () => {
+    const source = repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl');
+    const uri = vscode.Uri.file(path.join(scratch, 'over-limit-view.jsonl'));
+    const asText = path.join(scratch, 'over-limit-text.jsonl');
+    fs.copyFileSync(source, uri.fsPath);
+    fs.copyFileSync(source, asText);
+    const { checker, sessionViews } = await api();
+    const spy = spyChecks(checker);
+    await setSetting('limits.maxFileBytes', 1000);
+    try {
+      await vscode.commands.executeCommand('prefixLens.openSessionView', uri);
+      const notice = await waitFor('the view saying the file is over the limit', () => sessionViews.viewsOf(uri).map((e) => e.lastNotice).find((n) => n !== undefined));
+      const reason = 'the file is larger than the maxFileBytes limit (1000 bytes)';
+      assert.equal(notice, `Prefix Lens cannot show this file as a session: ${reason}`);
+      assert.equal(spy.calls.check.filter((f) => f === uri.fsPath).length, 0, 'not read to be checked');
+      const { session } = await openTranscript(asText);
+      assert.ok(session.report?.findings.some((f) => f.rule === 'record-skipped' && f.message.includes(`: ${reason}.`)), "the editor's check says the same");
+    } finally {
+      spy.restore();
+      await setSetting('limits.maxFileBytes', undefined);
+    }
+  });
+
 });
