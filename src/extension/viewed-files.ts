@@ -55,13 +55,36 @@ export class ViewedFiles implements vscode.Disposable {
     if (!file) {
       const added = (file = new ViewedFile(uri));
       this.files.set(uri.toString(), added);
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.joinPath(uri, '..'), uri.path.split('/').pop() ?? ''));
-      added.watcher = vscode.Disposable.from(watcher, watcher.onDidChange(() => this.schedule(added)), watcher.onDidCreate(() => this.schedule(added)));
+      added.watcher = this.watch(added);
       void this.check(added);
     }
     file.views++;
     const shown = file;
     return new vscode.Disposable(() => --shown.views === 0 && this.drop(shown));
+  }
+
+  /**
+   * Follows the file on disk. The pattern is every file of its folder, filtered
+   * here by URI: its name as a pattern would be read as a glob (`log[1].jsonl`,
+   * `{a}.jsonl` never match themselves).
+   */
+  private watch(file: ViewedFile): vscode.Disposable {
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.joinPath(file.uri, '..'), '*'));
+    const on = (event: vscode.Event<vscode.Uri>, then: (file: ViewedFile) => void) => event((uri) => uri.toString() === file.uri.toString() && then(file));
+    return vscode.Disposable.from(
+      watcher,
+      on(watcher.onDidChange, (f) => this.schedule(f)),
+      on(watcher.onDidCreate, (f) => this.schedule(f)),
+      on(watcher.onDidDelete, (f) => this.deleted(f)),
+    );
+  }
+
+  /** The file was deleted: its report is dropped (a check under way is not kept) and the views say so; it is checked again if it comes back. */
+  private deleted(file: ViewedFile): void {
+    clearTimeout(file.timer);
+    file.checksStarted++;
+    Object.assign(file, { report: undefined, text: '', failure: 'the file was deleted' });
+    this.updated.fire(file);
   }
 
   /** Checks a viewed file again (its text document closed, a checking setting changed). */

@@ -10,7 +10,8 @@
  * the report of Sessions (which re-checks it) and never checks the file itself,
  * says why when that check failed, and scans its text for sub-agent links once;
  * a file open only in the view is checked by Sessions too (its viewed files):
- * one over maxFileBytes is never read, the view saying so.
+ * one over maxFileBytes is never read, the view saying so; one whose name reads
+ * as a glob is followed on disk, the view saying when it is deleted.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -230,6 +231,23 @@ suite('session view', () => {
       spy.restore();
       await setSetting('limits.maxFileBytes', undefined);
     }
+  });
+
+  test('a file open only in the view whose name reads as a glob (log[1]{a}.jsonl) is checked again as it changes on disk, and the view says when it is deleted', async () => {
+    const source = fs.readFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const file = path.join(scratch, 'log[1]{a}.jsonl');
+    fs.writeFileSync(file, source.slice(0, 12).join('\n') + '\n');
+    const uri = vscode.Uri.file(file);
+    await vscode.commands.executeCommand('prefixLens.openSessionView', uri);
+    const first = await lastView(uri, 'the first snapshot');
+    fs.appendFileSync(file, source.slice(12).join('\n') + '\n');
+    const grown = await lastView(uri, 'the grown snapshot', (n) => n > first.rows.length);
+    assert.ok(grown.summary.pairs.paired > first.summary.pairs.paired);
+    const { sessions, sessionViews } = await api();
+    fs.rmSync(file);
+    const notice = await waitFor('the view saying the file is gone', () => sessionViews.viewsOf(uri).map((e) => e.lastNotice).find((n) => n !== undefined));
+    assert.equal(notice, 'Prefix Lens cannot show this file as a session: the file was deleted');
+    assert.equal(sessions.viewed.get(uri)?.report, undefined, 'no stale report kept');
   });
 
 });
