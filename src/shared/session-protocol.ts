@@ -135,7 +135,8 @@ export function cacheOf(view: SessionView, row: TimelineRow): SessionSummary['ca
   return (row.file === undefined ? view.summary.cache : view.fileCache[row.file])?.[row.cache - 1];
 }
 
-export type SessionHostMessage = { readonly type: 'session'; readonly view: SessionView } | { readonly type: 'empty'; readonly reason: string };
+/** `notice`: why the latest check failed, shown (as text) with the last report. */
+export type SessionHostMessage = { readonly type: 'session'; readonly view: SessionView; readonly notice?: string } | { readonly type: 'empty'; readonly reason: string };
 
 /** The file a message is about: the session's own (no `file`), or `files[file]` of the snapshot `generation`. */
 export type FileTag = { readonly file?: undefined } | { readonly file: number; readonly generation: number };
@@ -180,6 +181,6 @@ export function parseSessionWebviewMessage(value: unknown): SessionWebviewMessag
 /** Validates a message from the host; the webview ignores anything else. */
 export function isSessionHostMessage(value: unknown): value is SessionHostMessage {
   if (!isRecord(value)) return false;
-  if (value.type === 'session') return isRecord(value.view) && Array.isArray(value.view.rows) && isRecord(value.view.summary);
+  if (value.type === 'session') return isRecord(value.view) && Array.isArray(value.view.rows) && isRecord(value.view.summary) && (value.notice === undefined || typeof value.notice === 'string');
   return value.type === 'empty' && typeof value.reason === 'string';
 }

@@ -54,7 +54,7 @@ class SessionPage {
     this.scroller.addEventListener('keydown', (e) => this.onKey(e));
     window.addEventListener('resize', () => this.schedule());
     window.addEventListener('message', (event) => {
-      if (isSessionHostMessage(event.data)) event.data.type === 'session' ? this.show(event.data.view) : this.empty(event.data.reason);
+      if (isSessionHostMessage(event.data)) event.data.type === 'session' ? this.show(event.data.view, event.data.notice) : this.empty(event.data.reason);
     });
     this.post({ type: 'ready', protocol: SESSION_PROTOCOL_VERSION });
   }
@@ -75,12 +75,12 @@ class SessionPage {
     this.setFilters(this.filters);
   }
 
-  /** A new snapshot: keeps the selection, and follows the end when it was showing the end (a growing file). */
-  private show(view: SessionView): void {
+  /** A new snapshot (with why a later check failed, if one did): keeps the selection, and follows the end when it was showing the end (a growing file). */
+  private show(view: SessionView, notice: string | undefined): void {
     const atEnd = this.scroller.scrollTop + this.scroller.clientHeight >= this.scroller.scrollHeight - ROW_HEIGHT;
     const selectedRow = this.visible[this.selected];
     this.view = view;
-    this.notice.textContent = view.rows.length === 0 ? 'No messages in this file.' : '';
+    this.notice.textContent = notice ?? (view.rows.length === 0 ? 'No messages in this file.' : '');
     this.header.replaceChildren(...headerOf(view));
     const current = this.tool.value;
     this.tool.replaceChildren(el('option', { text: 'All tools', attrs: { value: '' } }), ...view.tools.map((t) => el('option', { text: t, attrs: { value: t } })));

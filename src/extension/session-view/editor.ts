@@ -37,6 +37,8 @@ const SETTLE_MS = 250;
 interface MainReport {
   readonly report: Report;
   links(): SessionLinks;
+  /** Why the latest check failed, when it did after this report (kept and shown with it). */
+  readonly failure: string | undefined;
 }
 
 class SessionEditor implements vscode.Disposable {
@@ -97,7 +99,7 @@ class SessionEditor implements vscode.Disposable {
 
   /**
    * The file's report, Sessions' (undefined until its first check ends; its
-   * failure thrown): its Session's while it is open as text, else its viewed
+   * failure thrown, or kept with the last report): its Session's while it is open as text, else its viewed
    * file's (read from disk).
    */
   private main(): MainReport | undefined {
@@ -105,11 +107,11 @@ class SessionEditor implements vscode.Disposable {
     const viewed = session ? undefined : this.sessions.viewed.get(this.uri);
     if (session?.report) {
       const { document } = session;
-      return { report: session.report, links: () => this.linksOf(document, document.version, () => document.getText()) };
+      return { report: session.report, links: () => this.linksOf(document, document.version, () => document.getText()), failure: session.failure };
     }
     if (viewed?.report) {
       const { report, text } = viewed;
-      return { report, links: () => this.linksOf(viewed, text, () => text) };
+      return { report, links: () => this.linksOf(viewed, text, () => text), failure: viewed.failure };
     }
     const failure = session ? session.failure : viewed?.failure;
     if (failure !== undefined) throw new Error(failure);
@@ -126,15 +128,15 @@ class SessionEditor implements vscode.Disposable {
   }
 
   /** The file's report with its sub-agents (a Claude Code session's), and their files in order; undefined while Sessions' first check runs. */
-  private async check(): Promise<{ readonly report: Report; readonly files: readonly vscode.Uri[] } | undefined> {
+  private async check(): Promise<{ readonly report: Report; readonly files: readonly vscode.Uri[]; readonly failure: string | undefined } | undefined> {
     const settings = readSettings(this.uri);
     const main = this.main();
-    if (!main || main.report.format !== 'claude-code') return main && { report: main.report, files: [] };
+    if (!main || main.report.format !== 'claude-code') return main && { report: main.report, files: [], failure: main.failure };
     const { tokens, limits } = settings;
     const agents = await this.agents.read(this.uri, limits, JSON.stringify([tokens, limits]), (subAgents) =>
       this.checker.checkSubAgents({ kind: 'sub-agents', file: main.report.file, subAgents, tokens, limits }, settings.workerThresholdBytes),
     );
-    return { report: withSubAgents(main.report, () => main.links(), agents), files: agents.map((a) => a.uri) };
+    return { report: withSubAgents(main.report, () => main.links(), agents), files: agents.map((a) => a.uri), failure: main.failure };
   }
 
   private async push(): Promise<void> {
@@ -144,11 +146,14 @@ class SessionEditor implements vscode.Disposable {
       const checked = await this.check();
       if (!checked) return;
       const generation = this.sent.generation + 1;
-      message = { type: 'session', view: sessionView(checked.report, !isZip(this.uri), generation) };
+      // A check that failed after this report: the report stays, with why the latest check failed beside it.
+      const notice = checked.failure === undefined ? undefined : cannotShow(checked.failure);
+      message = { type: 'session', view: sessionView(checked.report, !isZip(this.uri), generation), ...(notice !== undefined && { notice }) };
       this.lastView = message.view;
+      this.lastNotice = notice;
       this.sent = { generation, files: checked.files };
     } catch (error) {
-      message = { type: 'empty', reason: `Prefix Lens cannot show this file as a session: ${error instanceof Error ? error.message : String(error)}` };
+      message = { type: 'empty', reason: cannotShow(error instanceof Error ? error.message : String(error)) };
       this.lastNotice = message.reason;
     }
     void this.panel.webview.postMessage(message);
@@ -187,6 +192,9 @@ class SessionEditor implements vscode.Disposable {
     this.onDispose(this);
   }
 }
+
+/** The notice for a check that failed (shown as text). */
+const cannotShow = (failure: string) => `Prefix Lens cannot show this file as a session: ${failure}`;
 
 /** The open session views (the extension API lists them for the tests). */
 export class SessionEditors implements vscode.CustomReadonlyEditorProvider, vscode.Disposable {

@@ -11,7 +11,8 @@
  * says why when that check failed, and scans its text for sub-agent links once;
  * a file open only in the view is checked by Sessions too (its viewed files):
  * one over maxFileBytes is never read, the view saying so; one whose name reads
- * as a glob is followed on disk, the view saying when it is deleted.
+ * as a glob is followed on disk, the view saying when it is deleted; a check
+ * that fails after one that succeeded is said beside the last report.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -250,4 +251,27 @@ suite('session view', () => {
     assert.equal(sessions.viewed.get(uri)?.report, undefined, 'no stale report kept');
   });
 
+  test('a check that fails after one that succeeded: the view keeps the last report and says why (as text) beside it, until a check succeeds', async () => {
+    const source = fs.readFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const file = path.join(scratch, 'fails-later.jsonl');
+    fs.writeFileSync(file, source.slice(0, 12).join('\n') + '\n');
+    const uri = vscode.Uri.file(file);
+    await vscode.commands.executeCommand('prefixLens.openSessionView', uri);
+    const first = await lastView(uri, 'the first snapshot');
+    const { checker, sessionViews } = await api();
+    const { check } = checker;
+    // The real Checker, failing for this file only (as a worker that dies would).
+    checker.check = (request, threshold) => (request.kind === 'transcript' && request.file === file ? Promise.reject(new Error('<b>no</b> worker')) : check.call(checker, request, threshold));
+    try {
+      fs.appendFileSync(file, source.slice(12, 14).join('\n') + '\n');
+      const notice = await waitFor('the failure beside the report', () => sessionViews.viewsOf(uri).map((e) => e.lastNotice).find((n) => n !== undefined));
+      assert.equal(notice, 'Prefix Lens cannot show this file as a session: <b>no</b> worker');
+      assert.equal(sessionViews.viewsOf(uri)[0]?.lastView?.rows.length, first.rows.length, 'the last report is still shown');
+    } finally {
+      checker.check = check;
+    }
+    fs.appendFileSync(file, source.slice(14).join('\n') + '\n');
+    await lastView(uri, 'the next snapshot', (n) => n > first.rows.length);
+    assert.equal(sessionViews.viewsOf(uri)[0]?.lastNotice, undefined, 'the notice is gone once a check succeeds');
+  });
 });
