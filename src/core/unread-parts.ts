@@ -118,7 +118,7 @@ function shown(name: string): string {
 class Walked {
   private readonly own = new WeakMap<Message, number>();
   private count = 0;
-  constructor(private readonly before: { has(message: Message): boolean }[] = []) {}
+  constructor(private before: WalkedSet[] = []) {}
 
   has(message: Message): boolean {
     return this.own.has(message) || this.before.some((set) => set.has(message));
@@ -128,23 +128,37 @@ class Walked {
     this.own.set(message, ++this.count);
   }
 
-  /** Counts the messages of `set` as walked too. */
+  /**
+   * Counts the messages of `set` as walked too. A followed file's memo hands
+   * its set over at every window (the same set while it resumes, a new one
+   * each time it starts again), so a set already looked up is not added again
+   * and the sets are capped as a fork's are.
+   */
   inherit(set: { has(message: Message): boolean }): void {
-    this.before.push(set);
+    if (!this.before.includes(set)) this.before = capped([...this.before, set]);
   }
 
   /**
    * A fork looks up at most `MAX_WALKED_SETS` sets (a followed file forks
-   * forks of forks, one more each time it is read again from a checkpoint):
-   * past it the oldest but the first are forgotten, and a message walked there
-   * is walked again when seen, which adds nothing (parts are keyed by value).
+   * forks of forks, one more each time it is read again from a checkpoint).
    */
   fork(): Walked {
     const [own, upTo] = [this.own, this.count];
     const before = this.count === 0 ? [...this.before] : [...this.before, { has: (message: Message) => (own.get(message) ?? Infinity) <= upTo }];
-    return new Walked(before.length > MAX_WALKED_SETS ? [before[0]!, ...before.slice(1 - MAX_WALKED_SETS)] : before);
+    return new Walked(capped(before));
   }
 }
+
+/**
+ * At most `MAX_WALKED_SETS` sets: past it the oldest but the first are
+ * forgotten, and a message walked there is walked again when seen, which adds
+ * nothing (parts are keyed by value).
+ */
+function capped(sets: WalkedSet[]): WalkedSet[] {
+  return sets.length > MAX_WALKED_SETS ? [sets[0]!, ...sets.slice(1 - MAX_WALKED_SETS)] : sets;
+}
+
+type WalkedSet = { has(message: Message): boolean };
 
 /** The most sets of messages walked before it a fork looks up (`Walked.fork`). */
 const MAX_WALKED_SETS = 8;

@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { checkTranscript } from '../../src/core/check';
 import { inputFromFile } from '../../src/core/io';
 import { fixture, lineOf, textAt } from './wild-helpers';
+import { unreadParts } from '../../src/core/unread-parts';
 
 const OPTIONS = { tokens: false } as const;
 const ENVELOPE = fixture('unread', 'gemini-parts-in-content.jsonl');
@@ -59,5 +60,35 @@ describe('parts a reader cannot see', () => {
     // corpus.test.ts asserts every corpus file's findings exactly; none of them has this info.
     const report = checkTranscript(inputFromFile(fixture('gemini', 'parallel-calls.requests.jsonl')), OPTIONS);
     assert.deepEqual(report.findings, []);
+  });
+});
+
+describe('messages walked before: the sets looked up are capped', () => {
+  /** Sets that count how often they are looked up. */
+  const spies = (n: number) => Array.from({ length: n }, () => ({ lookups: 0, has(this: { lookups: number }) { this.lookups++; return false; } }));
+  const message = {} as Parameters<ReturnType<typeof unreadParts>['walked']['has']>[0];
+
+  it('inherited sets (a followed file hands one over at every window): at most eight, the first kept, one handed over again not added', () => {
+    const { walked } = unreadParts();
+    const sets = spies(50);
+    for (const set of sets) {
+      walked.inherit(set);
+      walked.inherit(set);
+    }
+    walked.has(message);
+    assert.deepEqual(sets.map((s, i) => (s.lookups > 0 ? i : -1)).filter((i) => i >= 0), [0, 43, 44, 45, 46, 47, 48, 49]);
+    assert.ok(sets.every((s) => s.lookups <= 1));
+  });
+
+  it('a fork of a fork of …: at most eight', () => {
+    let { walked } = unreadParts();
+    const [first] = spies(1);
+    walked.inherit(first!);
+    for (let i = 0; i < 30; i++) {
+      walked.add({} as typeof message);
+      walked = walked.fork();
+    }
+    walked.has(message);
+    assert.equal(first!.lookups, 1, 'the first kept');
   });
 });
