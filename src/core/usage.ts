@@ -17,7 +17,7 @@
  *
  * Whole-file formats (Inspect AI, OpenTelemetry / Langfuse, Gemini CLI) are
  * parsed by their adapter, which reports each request's usage as a `usage`
- * event (`countedUsage` below); `add` takes them.
+ * event (`countedUsage`, usage-records.ts); `add` takes them.
  *
  * See docs/formats.md ("Usage fields"). Bad or absent fields are skipped, never an error.
  */
@@ -25,6 +25,7 @@ import type { JsonNode } from './json/parse';
 import type { FormatId } from './model';
 import { lineLength, lineSlice, type SourceLine } from './text';
 import { LineScan, parsedRecord } from './usage-parsed';
+import { anthropicUsage, baseFields, bedrockUsage, geminiUsage, num, obj, openaiUsage, optional, type At, type Obj } from './usage-records';
 
 /**
  * How a provider caches: Anthropic-style at explicit breakpoints, accounted
@@ -69,9 +70,6 @@ export interface LogFacts {
   readonly lastTime?: string;
 }
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length < 200 ? v : undefined);
 
 /** Collects usage while an adapter reads lines; `observe` each line once, then `facts()`. */
@@ -275,112 +273,6 @@ interface Pending {
 
 function atOf(pending: Pending): At {
   return { offset: pending.line.offset, end: pending.line.offset + lineLength(pending.line), time: pending.time };
-}
-
-/** Where a usage line (or the node an adapter read it from) is. */
-export interface At {
-  readonly offset: number;
-  readonly end: number;
-  readonly time: string | undefined;
-}
-
-export interface Base extends At {
-  readonly thread: string;
-  readonly model: string | undefined;
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
-/** A name or time from the log, when it is a plausible one (not a hostile megabyte). */
-const short = (text: string | undefined) => (text && text.length < 200 ? text : undefined);
-
-function baseFields(base: Base) {
-  return { offset: base.offset, end: base.end, thread: base.thread, ...optional('model', short(base.model)), ...optional('time', short(base.time)) };
-}
-
-function anthropicUsage(usage: Obj | undefined, base: Base): UsageRecord | undefined {
-  const input = num(usage?.input_tokens);
-  if (!usage || input === undefined) return undefined;
-  const read = num(usage.cache_read_input_tokens) ?? 0;
-  const write = num(usage.cache_creation_input_tokens) ?? 0;
-  const longLived = (num(obj(usage.cache_creation)?.ephemeral_1h_input_tokens) ?? 0) > 0;
-  return {
-    ...baseFields(base),
-    style: 'anthropic',
-    promptTokens: input + read + write,
-    cacheRead: read,
-    cacheWrite: write,
-    ...optional('outputTokens', num(usage.output_tokens)),
-    ...(longLived && { longLived }),
-  };
-}
-
-function openaiUsage(usage: Obj, base: Base): UsageRecord | undefined {
-  const prompt = num(usage.prompt_tokens) ?? num(usage.input_tokens);
-  if (prompt === undefined) return undefined;
-  const details = obj(usage.prompt_tokens_details) ?? obj(usage.input_tokens_details);
-  return {
-    ...baseFields(base),
-    style: 'openai',
-    promptTokens: prompt,
-    cacheRead: num(details?.cached_tokens) ?? 0,
-    ...optional('outputTokens', num(usage.completion_tokens) ?? num(usage.output_tokens)),
-  };
-}
-
-/** Bedrock Converse `usage`: cache reads and writes counted apart from `inputTokens` unless `totalTokens` says otherwise; `cachePoint` blocks ask for caching. */
-function bedrockUsage(usage: Obj, asksCachePoint: () => boolean, base: Base): UsageRecord | undefined {
-  const input = num(usage.inputTokens);
-  if (input === undefined) return undefined;
-  const counts = { input, read: num(usage.cacheReadInputTokens), write: num(usage.cacheWriteInputTokens), output: num(usage.outputTokens), total: num(usage.totalTokens) };
-  const record = countedUsage(counts, base, true);
-  return record.style === 'anthropic' ? { ...record, cacheControl: asksCachePoint() } : record;
-}
-
-/** Token counts as a log reports them, before it is known how its cache reads are counted. */
-export interface ReportedCounts {
-  readonly input: number;
-  readonly read?: number;
-  readonly write?: number;
-  readonly output?: number;
-  readonly total?: number;
-}
-
-/**
- * A usage record from counts whose field names do not settle whether cached
- * tokens are counted apart from `input` (Anthropic, Bedrock) or inside it
- * (OpenAI, Gemini, the OTel GenAI convention). A reported total settles it
- * when anything was cached: apart when total ≥ input + output + read + write;
- * without one, `apartByDefault` (the convention of the names) decides. A log
- * that reports cache writes caches at explicit breakpoints and accounts
- * exactly (Anthropic-style); one that reports only reads is OpenAI-style.
- */
-export function countedUsage(counts: ReportedCounts, base: Base, apartByDefault: boolean): UsageRecord {
-  const read = counts.read ?? 0;
-  const write = counts.write ?? 0;
-  const apart = read + write > 0 && counts.total !== undefined ? counts.total >= counts.input + (counts.output ?? 0) + read + write : apartByDefault;
-  return {
-    ...baseFields(base),
-    style: counts.write === undefined ? 'openai' : 'anthropic',
-    promptTokens: apart ? counts.input + read + write : Math.max(counts.input, read + write),
-    cacheRead: read,
-    ...optional('cacheWrite', counts.write),
-    ...optional('outputTokens', counts.output),
-  };
-}
-
-function geminiUsage(usage: Obj | undefined, base: Base): UsageRecord | undefined {
-  const prompt = num(usage?.promptTokenCount);
-  if (!usage || prompt === undefined) return undefined;
-  return {
-    ...baseFields(base),
-    style: 'gemini',
-    promptTokens: prompt,
-    cacheRead: num(usage.cachedContentTokenCount) ?? 0,
-    ...optional('outputTokens', num(usage.candidatesTokenCount)),
-  };
 }
 
 const TIMESTAMP = /"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d\d)?)"/;

@@ -25,7 +25,7 @@ import { POSITIONAL_ID, type Block, type ContextWindow, type Message, type ToolC
 import type { SourceRange } from '../text';
 import type { FormatAdapter, TranscriptEvent, TranscriptInput } from '../transcript';
 import { asArray, asCount, asString, prop, rangeOf } from '../json/nodes';
-import { countedUsage } from '../usage';
+import { countedUsage } from '../usage-records';
 import { consumedBoundary, findingEvent, invalidJson, lineAt, textBlock, Unseen } from './common';
 
 export const geminiCliAdapter: FormatAdapter = {

@@ -18,7 +18,8 @@ import type { Block, ContextWindow, Message, ToolSchema } from '../model';
 import type { SourceRange } from '../text';
 import type { FormatAdapter, ThreadInfo, TranscriptEvent, TranscriptInput } from '../transcript';
 import { asArray, asCount, asString, prop } from '../json/nodes';
-import { countedUsage, threadKey } from '../usage';
+import { threadKey } from '../usage';
+import { countedUsage } from '../usage-records';
 import { consumedBoundary, findingEvent, invalidJson, lineAt, neutralRole, Unseen } from './common';
 import { readZip } from './zip';
 

@@ -30,7 +30,8 @@ import { readGeminiRequest, readGeminiResponse } from './gemini';
 import { readResponsesOutput } from './openai-responses';
 import { isLangChainMessage, isMessageList, readMessageList, readOpenInference, readTools } from './otel/messages';
 import { asArray, asCount, asString, prop, rangeOf } from '../json/nodes';
-import { countedUsage, threadKey } from '../usage';
+import { threadKey } from '../usage';
+import { countedUsage } from '../usage-records';
 import { findingEvent, headMatches, invalidJson, lineAt, Unseen } from './common';
 
 export const otelAdapter: FormatAdapter = {
