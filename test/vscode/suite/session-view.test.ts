@@ -29,6 +29,23 @@ const corpus = (name: string) => {
   return vscode.Uri.file(target);
 };
 
+/**
+ * A real Claude Code session of the corpus written to `name` in the scratch
+ * folder by its first 12 lines; `grow(to)` appends the next lines up to `to`
+ * (to its end when not given).
+ */
+function growingSession(name: string) {
+  const lines = fs.readFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+  const file = path.join(scratch, name);
+  fs.writeFileSync(file, lines.slice(0, 12).join('\n') + '\n');
+  let written = 12;
+  const grow = (to = lines.length) => {
+    fs.appendFileSync(file, lines.slice(written, to).join('\n') + '\n');
+    written = to;
+  };
+  return { file, uri: vscode.Uri.file(file), grow };
+}
+
 async function lastView(uri: vscode.Uri, what: string, ready: (rows: number) => boolean = (n) => n > 0) {
   const { sessionViews } = await api();
   const probe = () => sessionViews.viewsOf(uri).map((e) => e.lastView).find((v) => v !== undefined && ready(v.rows.length));
@@ -77,13 +94,10 @@ suite('session view', () => {
   });
 
   test('a file growing on disk appears as it grows', async () => {
-    const source = fs.readFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
-    const file = path.join(scratch, 'growing.jsonl');
-    fs.writeFileSync(file, source.slice(0, 12).join('\n') + '\n');
-    const uri = vscode.Uri.file(file);
+    const { uri, grow } = growingSession('growing.jsonl');
     await vscode.commands.executeCommand('prefixLens.openSessionView', uri);
     const first = await lastView(uri, 'the first snapshot');
-    fs.appendFileSync(file, source.slice(12).join('\n') + '\n');
+    grow();
     const grown = await lastView(uri, 'the grown snapshot', (n) => n > first.rows.length);
     assert.ok(grown.summary.pairs.paired > first.summary.pairs.paired, `${first.summary.pairs.paired} → ${grown.summary.pairs.paired} pairs`);
   });
@@ -133,16 +147,14 @@ suite('session view', () => {
   });
 
   test('the view of a file open as text takes the report of Sessions: opening it and the file growing check the file no more', async () => {
-    const source = fs.readFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
-    const file = path.join(scratch, 'open-as-text.jsonl');
-    fs.writeFileSync(file, source.slice(0, 12).join('\n') + '\n');
+    const { file, grow } = growingSession('open-as-text.jsonl');
     const { session } = await openTranscript(file);
     const { checker } = await api();
     const spy = spyChecks(checker);
     try {
       await vscode.commands.executeCommand('prefixLens.openSessionView', session.uri);
       const first = await lastView(session.uri, 'the first snapshot');
-      fs.appendFileSync(file, source.slice(12).join('\n') + '\n');
+      grow();
       const grown = await lastView(session.uri, 'the grown snapshot', (n) => n > first.rows.length);
       assert.deepEqual(grown.summary.pairs, session.report?.session?.pairs, "the view shows Sessions' report");
       // Of this file only: the views earlier tests left open still re-check their own files when they change.
@@ -235,13 +247,10 @@ suite('session view', () => {
   });
 
   test('a file open only in the view whose name reads as a glob (log[1]{a}.jsonl) is checked again as it changes on disk, and the view says when it is deleted', async () => {
-    const source = fs.readFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
-    const file = path.join(scratch, 'log[1]{a}.jsonl');
-    fs.writeFileSync(file, source.slice(0, 12).join('\n') + '\n');
-    const uri = vscode.Uri.file(file);
+    const { file, uri, grow } = growingSession('log[1]{a}.jsonl');
     await vscode.commands.executeCommand('prefixLens.openSessionView', uri);
     const first = await lastView(uri, 'the first snapshot');
-    fs.appendFileSync(file, source.slice(12).join('\n') + '\n');
+    grow();
     const grown = await lastView(uri, 'the grown snapshot', (n) => n > first.rows.length);
     assert.ok(grown.summary.pairs.paired > first.summary.pairs.paired);
     const { sessions, sessionViews } = await api();
@@ -252,10 +261,7 @@ suite('session view', () => {
   });
 
   test('a check that fails after one that succeeded: the view keeps the last report and says why (as text) beside it, until a check succeeds', async () => {
-    const source = fs.readFileSync(repoPath('..', 'shared', 'corpus', 'claude-code', 'spotter_tool_heavy.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
-    const file = path.join(scratch, 'fails-later.jsonl');
-    fs.writeFileSync(file, source.slice(0, 12).join('\n') + '\n');
-    const uri = vscode.Uri.file(file);
+    const { file, uri, grow } = growingSession('fails-later.jsonl');
     await vscode.commands.executeCommand('prefixLens.openSessionView', uri);
     const first = await lastView(uri, 'the first snapshot');
     const { checker, sessionViews } = await api();
@@ -263,14 +269,14 @@ suite('session view', () => {
     // The real Checker, failing for this file only (as a worker that dies would).
     checker.check = (request, threshold) => (request.kind === 'transcript' && request.file === file ? Promise.reject(new Error('<b>no</b> worker')) : check.call(checker, request, threshold));
     try {
-      fs.appendFileSync(file, source.slice(12, 14).join('\n') + '\n');
+      grow(14);
       const notice = await waitFor('the failure beside the report', () => sessionViews.viewsOf(uri).map((e) => e.lastNotice).find((n) => n !== undefined));
       assert.equal(notice, 'Prefix Lens cannot show this file as a session: <b>no</b> worker');
       assert.equal(sessionViews.viewsOf(uri)[0]?.lastView?.rows.length, first.rows.length, 'the last report is still shown');
     } finally {
       checker.check = check;
     }
-    fs.appendFileSync(file, source.slice(14).join('\n') + '\n');
+    grow();
     await lastView(uri, 'the next snapshot', (n) => n > first.rows.length);
     assert.equal(sessionViews.viewsOf(uri)[0]?.lastNotice, undefined, 'the notice is gone once a check succeeds');
   });
