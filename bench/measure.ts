@@ -16,7 +16,7 @@ import { createTokenCounter } from '../src/core/tokens';
 import { checkTranscript } from '../src/core/check';
 import { createGuard, guardRewrite } from '../src/core/guard';
 import { inputFromFile } from '../src/core/io';
-import type { TranscriptInput } from '../src/core/transcript';
+import { peakLiveHeap } from './memory-probe';
 import { referenceGuard } from './reference-guard';
 import { guardScenarios } from './windows';
 
@@ -54,74 +54,13 @@ function timeCheck(file: string): Output {
   return { ms, cpuMs: cpuUsed, format: report.format, steps: report.steps.length, decisions, findings: report.findings.length };
 }
 
-/**
- * Peak live heap while checking, over the heap in use just before: `input.lines()`
- * is wrapped so that before each line is handed to the engine a full GC runs and
- * `process.memoryUsage().heapUsed` is sampled. It therefore measures what the
- * engine retains between lines (its state plus the line it is given), not the
- * garbage in flight. Tokens are counted (the CLI's default); the token
- * encoder, built once per process whatever the file, is built before the heap
- * in use is taken (the constant of "3x the largest line plus a constant").
- * Peak RSS growth (`resourceUsage().maxRSS`) is reported too.
- */
+/** The bench's memory probe (`peakLiveHeap`, memory-probe.ts) on `file`, with the peak RSS's growth over the RSS before the check. */
 function measureMemory(file: string): Output {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
-  createTokenCounter('o200k_base').count('the encoder, built once per process');
-  const largestLine = largestLineBytes(file);
-  const input = inputFromFile(file);
-  gc();
-  const baseHeap = process.memoryUsage().heapUsed;
-  const baseRss = process.memoryUsage().rss;
-  let peakHeap = 0;
-  const sampled: TranscriptInput = {
-    file: input.file,
-    text: () => input.text(),
-    bytes: () => input.bytes(),
-    *lines() {
-      for (const line of input.lines()) {
-        gc();
-        peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed - baseHeap);
-        yield line;
-      }
-    },
-  };
-  const report = checkTranscript(sampled);
-  gc();
+  const { peakHeap, largestLine, rssBefore, report } = peakLiveHeap(file, gc);
   const maxRssBytes = process.resourceUsage().maxRSS * 1024;
-  return { peakHeap, largestLine, peakRssGrowth: maxRssBytes - baseRss, steps: report.steps.length };
-}
-
-/**
- * The largest line of a file in bytes (its line end not counted), from its
- * bytes, before the check: asking each line the engine reads for its text
- * would make the reader build and keep every line's whole text, which a check
- * never asks for (byte-lines.ts), and so measure the probe.
- */
-function largestLineBytes(file: string): number {
-  const chunk = Buffer.allocUnsafe(1024 * 1024);
-  const fd = fs.openSync(file, 'r');
-  let largest = 0;
-  let line = 0;
-  let lastByte = -1;
-  try {
-    for (let n = fs.readSync(fd, chunk); n > 0; n = fs.readSync(fd, chunk)) {
-      for (let at = 0; at < n; ) {
-        const nl = chunk.indexOf(10, at);
-        const end = nl === -1 || nl >= n ? n : nl;
-        line += end - at;
-        if (end > at) lastByte = chunk[end - 1] as number;
-        if (end === n) break;
-        largest = Math.max(largest, line - (lastByte === 13 ? 1 : 0));
-        line = 0;
-        lastByte = -1;
-        at = end + 1;
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return Math.max(largest, line - (lastByte === 13 ? 1 : 0));
+  return { peakHeap, largestLine, peakRssGrowth: maxRssBytes - rssBefore, steps: report.steps.length };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * What a request log's check keeps alive between lines (issue 12, "bounded
- * memory"), measured as `bench/measure.ts memory` measures it: the V8 heap in
+ * memory"), measured by the bench's own probe (bench/memory-probe.ts): the V8 heap in
  * use after a full GC, before each line is handed to the engine, over the heap
  * in use before the check. The logs here are made of long texts, so what is
  * kept per message beyond its own strings is small beside them, and the bounds
@@ -15,14 +15,12 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
+import { peakLiveHeap } from '../../bench/memory-probe';
 import { linesFromBytes } from '../../src/core/byte-lines';
-import { checkTranscript } from '../../src/core/check';
-import { inputFromFile } from '../../src/core/io';
 import type { Message } from '../../src/core/model';
 import { RenderCache, renderMessage } from '../../src/core/render';
 import { createTokenCounter } from '../../src/core/tokens';
 import type { SourceLine } from '../../src/core/text';
-import type { TranscriptInput } from '../../src/core/transcript';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -57,48 +55,14 @@ function anthropicLog(requests: number, chars: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The largest line of a file in bytes, from its bytes: asking each line read for its text would make the reader build and keep it. */
-function largestLineOf(file: string): number {
-  const bytes = fs.readFileSync(file);
-  let largest = 0;
-  for (let start = 0; start < bytes.length; ) {
-    const end = bytes.indexOf(10, start) === -1 ? bytes.length : bytes.indexOf(10, start);
-    largest = Math.max(largest, end - start);
-    start = end + 1;
-  }
-  return largest;
-}
-
-/** The largest live heap over the one before the check, sampled before each line (as the bench samples it), and the largest line. */
-function peakLiveHeap(file: string): { peak: number; largestLine: number; findings: number } {
-  createTokenCounter('o200k_base').count('the encoder, built before the baseline');
-  const largestLine = largestLineOf(file);
-  const input = inputFromFile(file);
-  const base = heapUsed();
-  let peak = 0;
-  const sampled: TranscriptInput = {
-    file: input.file,
-    text: () => input.text(),
-    bytes: () => input.bytes(),
-    *lines() {
-      for (const line of input.lines()) {
-        peak = Math.max(peak, heapUsed() - base);
-        yield line;
-      }
-    },
-  };
-  // Named: the first line's head holds no more than the start of its first message.
-  const report = checkTranscript(sampled, { format: 'anthropic' });
-  return { peak, largestLine, findings: report.findings.length };
-}
-
 test("a request log of long texts: the live heap between lines stays under 3 times its largest line (no render, token-count key or line text of the history kept)", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-heap-'));
   try {
     const file = path.join(dir, 'log.jsonl');
     // 12 requests, 200 KB a turn: the last line ~2.4 MB, the file ~15 MB.
     fs.writeFileSync(file, anthropicLog(12, 100_000));
-    const { peak, largestLine, findings } = peakLiveHeap(file);
+    const { peakHeap: peak, largestLine, report } = peakLiveHeap(file, gc, { format: 'anthropic' });
+    const findings = report.findings.length;
     assert.equal(findings, 0);
     assert.ok(largestLine > 2_000_000, `largest line ${largestLine}`);
     // The history's texts once (~1 line), the lines' text chain (at most a line and 64 K characters), the last two steps' renders.
