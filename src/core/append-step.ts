@@ -47,8 +47,8 @@ function sameMessage(a: Message, b: Message, render: RenderCache): boolean {
   return a === b || (a[CARRIED_FROM] ?? a) === (b[CARRIED_FROM] ?? b) || render.messageText(a) === render.messageText(b);
 }
 
-/** The same tools, rendered alike (`sameTool`: compared without rendering; `_render` unused, left for cut-step.ts's call). */
-export function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[], _render?: RenderCache): boolean {
+/** The same tools, rendered alike (`sameTool`: compared without rendering them). */
+export function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
@@ -68,7 +68,7 @@ export function isExtension(before: ContextWindow, after: ContextWindow, render:
   // Gemini's positional rule reads merged turns: an appended message can change the last one.
   if (after.format === 'gemini') return false;
   if (after.format !== before.format || after.live !== before.live || !after.serverState !== !before.serverState) return false;
-  if (after.messages.length < before.messages.length || !sameTools(before.tools, after.tools, render)) return false;
+  if (after.messages.length < before.messages.length || !sameTools(before.tools, after.tools)) return false;
   if (extendsMessages(before.messages, after.messages)) return true;
   for (let i = 0; i < before.messages.length; i++) if (!sameMessage(before.messages[i] as Message, after.messages[i] as Message, render)) return false;
   return true;

@@ -95,7 +95,7 @@ export interface CutJudgement {
 export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: string, sources = indexedSources(rewrite.before, context)): CutJudgement | undefined {
   const { before, after } = rewrite;
   if (before.format !== 'native' || after.format !== 'native' || before.live !== after.live || !before.serverState !== !after.serverState) return undefined;
-  if (!sameTools(before.tools, after.tools, context.render)) return undefined;
+  if (!sameTools(before.tools, after.tools)) return undefined;
   const run = keptRun(before.messages, after.messages);
   if (!run) return undefined;
   const added = new Map<string, Added>();
