@@ -27,7 +27,7 @@ import { extendsMessages } from './formats/native-object';
 import { CARRIED_FROM, pairId, pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
 import type { CallMember } from './id-index';
 import { frontier } from './pairing';
-import { sameTool, type RenderCache } from './render';
+import { sameEach, toolRendersAlike, type RenderCache } from './render';
 import { newSchemaMismatch } from './rules/schema-changed';
 import { selfEditFindings } from './rules/self-edit';
 import { reusedIdFinding, sharedParts } from './rules/tool-call-id-reused';
@@ -47,16 +47,17 @@ function sameMessage(a: Message, b: Message, render: RenderCache): boolean {
   return a === b || (a[CARRIED_FROM] ?? a) === (b[CARRIED_FROM] ?? b) || render.messageText(a) === render.messageText(b);
 }
 
-/** The same tools, rendered alike (`sameTool`: compared without rendering them). */
+/**
+ * The same tool schemas, tool by tool: the same name and version, rendering
+ * alike (`toolRendersAlike`: compared without rendering them). Stricter than
+ * `toolsRenderAlike`: a version label the render leaves out still counts.
+ */
 export function sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as ToolSchema;
-    const y = b[i] as ToolSchema;
-    if (x !== y && (x.name !== y.name || x.version !== y.version || !sameTool(x, y))) return false;
-  }
-  return true;
+  return sameEach(a, b, sameSchema);
+}
+
+function sameSchema(x: ToolSchema, y: ToolSchema): boolean {
+  return x === y || (x.name === y.name && x.version === y.version && toolRendersAlike(x, y));
 }
 
 /**

@@ -9,8 +9,8 @@
  * (`test/unit/boundary-position.test.ts`).
  */
 import type { BoundaryPosition } from './results';
-import { CARRIED_FROM, type ContextWindow, type Message, type ToolSchema } from './model';
-import { sameTool, type RenderCache } from './render';
+import { CARRIED_FROM, type ContextWindow, type Message } from './model';
+import { toolsRenderAlike, type RenderCache } from './render';
 import type { TokenCounter } from './tokens';
 
 export class BoundaryPositions {
@@ -39,7 +39,7 @@ export class BoundaryPositions {
     if (!last) return undefined;
     const from = last.position.messages;
     const to = Math.min(window.boundary, window.messages.length);
-    if (to < from || !this.sameTools(last.window.tools, window.tools) || !this.samePrefix(last.window.messages, window.messages, from)) return undefined;
+    if (to < from || !toolsRenderAlike(last.window.tools, window.tools) || !this.samePrefix(last.window.messages, window.messages, from)) return undefined;
     let offset = last.position.offset;
     let tokens = last.position.tokens;
     const count = this.tokens && ((text: string) => this.tokens?.countUncached?.(text) ?? this.tokens?.count(text) ?? 0);
@@ -49,13 +49,6 @@ export class BoundaryPositions {
       if (count) tokens += measure.tokens;
     }
     return { messages: to, offset, tokens };
-  }
-
-  private sameTools(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
-    if (a === b) return true;
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameTool(a[i] as ToolSchema, b[i] as ToolSchema)) return false;
-    return true;
   }
 
   /** True when the first `count` messages of `b` render as those of `a`. */

@@ -70,14 +70,25 @@ function sameProperties(a: readonly JsonProperty[], b: readonly JsonProperty[]):
 }
 
 function sameItems(a: readonly JsonNode[], b: readonly JsonNode[]): boolean {
+  return sameEach(a, b, sameJson);
+}
+
+/** Whether two lists are as long and `same` holds for each element and its counterpart. */
+export function sameEach<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+  for (let i = 0; i < a.length; i++) if (!same(a[i] as T, b[i] as T)) return false;
   return true;
 }
 
 /** Whether two tools render alike (`RenderCache.tool`), without rendering them. */
-export function sameTool(a: ToolSchema, b: ToolSchema): boolean {
+export function toolRendersAlike(a: ToolSchema, b: ToolSchema): boolean {
   return a === b || sameJson(a.declaration, b.declaration);
+}
+
+/** Whether two tool registries render alike, tool by tool (names and versions may differ where they do not render). */
+export function toolsRenderAlike(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
+  return sameEach(a, b, toolRendersAlike);
 }
 
 /** Renders one block with its neutral template. */

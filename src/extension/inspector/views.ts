@@ -135,9 +135,9 @@ function paneLayout(rendered: RenderedWindow, display: DisplayText): PaneLayout 
 function commonMessages(shown: PaneLayout, next: PaneLayout): { head: number; tail: number } {
   const alignment = alignMessages(shown.messages, next.messages);
   const same = (i: number, j: number) => alignment.afterOrigin[i] === j && alignment.afterKind[i] === SAME;
-  const sameTools = shown.tools.length === next.tools.length && shown.tools.every((t, i) => t === next.tools[i]);
+  const sameToolTexts = shown.tools.length === next.tools.length && shown.tools.every((t, i) => t === next.tools[i]);
   let head = 0;
-  if (sameTools) while (head < next.messages.length && same(head, head)) head++;
+  if (sameToolTexts) while (head < next.messages.length && same(head, head)) head++;
   const most = Math.min(shown.messages.length, next.messages.length) - head;
   let tail = 0;
   while (tail < most && same(next.messages.length - 1 - tail, shown.messages.length - 1 - tail)) tail++;
