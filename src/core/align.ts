@@ -5,6 +5,8 @@
  * "removed" (before side) and "inserted" (after side).
  */
 
+import { partitionPoint } from '../shared/search';
+
 export const SAME = 0;
 export const MODIFIED = 1;
 export const INSERTED = 2;
@@ -48,6 +50,8 @@ export interface AlignSides {
   sameMessage?(i: number, j: number): boolean;
   /** Whether before message j and after message i may be paired as modified (their roles agree); default yes. */
   sameRole?(j: number, i: number): boolean;
+  /** A run of `shared` the caller found: after messages [start, start + length) are before messages [from, from + length), the same objects. */
+  readonly run?: { readonly start: number; readonly from: number; readonly length: number };
 }
 
 /**
@@ -72,7 +76,7 @@ export type TextFinder = (i: number, next: number) => number;
 
 /** `alignMessages` against a before window indexed once; after messages known to be the same are not rendered. */
 export function alignIndexed(index: TextIndex, sides: AlignSides): Alignment {
-  return alignFound(index.nextSame.length, indexedFinder(index, sides.afterText), sides);
+  return alignFound(index.nextSame.length, indexedFinder(index, sides.afterText), sides).materialized();
 }
 
 /** The finder of an indexed before window: `cursor` holds, per text, how far its chain has been passed, so each before index is passed at most once. */
@@ -88,32 +92,117 @@ export function indexedFinder(index: TextIndex, afterText: (i: number) => string
   };
 }
 
-/** `alignIndexed` with the before side's texts looked up by `find` (a window read lazily finds them without an index). */
-export function alignFound(beforeLength: number, find: TextFinder, sides: AlignSides): Alignment {
-  // One buffer for the three arrays (each typed array of this size is a buffer allocated outside the heap).
-  const buffer = new ArrayBuffer(4 * (sides.afterLength + beforeLength) + sides.afterLength);
-  const out = {
-    afterOrigin: new Int32Array(buffer, 0, sides.afterLength).fill(-1),
-    beforeFate: new Int32Array(buffer, 4 * sides.afterLength, beforeLength).fill(-1),
-    afterKind: new Uint8Array(buffer, 4 * (sides.afterLength + beforeLength), sides.afterLength).fill(INSERTED),
-  };
-  matchIdentical(beforeLength, find, sides, out);
-  return out;
+/**
+ * A stretch of an alignment: after messages [after, after + length) came from
+ * before messages [before, before + length), one to one, all SAME or all MODIFIED.
+ */
+export interface AlignedRun {
+  readonly after: number;
+  readonly before: number;
+  readonly length: number;
+  readonly kind: typeof SAME | typeof MODIFIED;
+}
+
+/**
+ * An alignment held as its runs, in order on both sides (a run kept in place
+ * is one entry, not one per message); the arrays are made when first read.
+ * What reads it often asks the runs (`alignedRuns`, `sameOrigin`).
+ */
+export class RunAlignment implements Alignment {
+  private arrays: Alignment | undefined;
+
+  constructor(
+    readonly runs: readonly AlignedRun[],
+    readonly afterLength: number,
+    readonly beforeLength: number,
+  ) {}
+
+  get afterOrigin(): Int32Array {
+    return this.materialized().afterOrigin;
+  }
+
+  get afterKind(): Uint8Array {
+    return this.materialized().afterKind;
+  }
+
+  get beforeFate(): Int32Array {
+    return this.materialized().beforeFate;
+  }
+
+  /** The alignment as its three arrays (a plain object, as `alignIndexed` returns it). */
+  materialized(): Alignment {
+    if (this.arrays) return this.arrays;
+    const afterOrigin = new Int32Array(this.afterLength).fill(-1);
+    const afterKind = new Uint8Array(this.afterLength).fill(INSERTED);
+    const beforeFate = new Int32Array(this.beforeLength).fill(-1);
+    for (const run of this.runs) {
+      afterKind.fill(run.kind, run.after, run.after + run.length);
+      for (let k = 0; k < run.length; k++) {
+        afterOrigin[run.after + k] = run.before + k;
+        beforeFate[run.before + k] = run.after + k;
+      }
+    }
+    return (this.arrays = { afterOrigin, afterKind, beforeFate });
+  }
+}
+
+/** The runs of an alignment (read from its arrays when it is not held as runs). */
+export function alignedRuns(alignment: Alignment): readonly AlignedRun[] {
+  if (alignment instanceof RunAlignment) return alignment.runs;
+  const { afterOrigin, afterKind } = alignment;
+  const runs = new Runs();
+  for (let i = 0; i < afterOrigin.length; i++) {
+    const j = afterOrigin[i] as number;
+    if (j >= 0) runs.add(i, j, 1, afterKind[i] === MODIFIED ? MODIFIED : SAME);
+  }
+  return runs.list;
+}
+
+/** How many before messages an alignment covers. */
+export function alignedBeforeLength(alignment: Alignment): number {
+  return alignment instanceof RunAlignment ? alignment.beforeLength : alignment.beforeFate.length;
+}
+
+/** True when after message i is before message j unchanged (SAME). */
+export function sameOrigin(alignment: Alignment, i: number, j: number): boolean {
+  if (!(alignment instanceof RunAlignment)) return alignment.afterOrigin[i] === j && alignment.afterKind[i] === SAME;
+  const runs = alignment.runs;
+  const run = runs[partitionPoint(runs.length, (r) => (runs[r] as AlignedRun).after + (runs[r] as AlignedRun).length <= i)];
+  return !!run && run.kind === SAME && run.after <= i && run.before + i - run.after === j;
+}
+
+/** Runs being listed in order: a run that continues the last one (same kind, next on both sides) lengthens it. */
+class Runs {
+  readonly list: { after: number; before: number; length: number; kind: typeof SAME | typeof MODIFIED }[] = [];
+
+  add(after: number, before: number, length: number, kind: typeof SAME | typeof MODIFIED): void {
+    const last = this.list[this.list.length - 1];
+    if (last && last.kind === kind && last.after + last.length === after && last.before + last.length === before) last.length += length;
+    else this.list.push({ after, before, length, kind });
+  }
+}
+
+/** `alignIndexed` with the before side's texts looked up by `find` (a window read lazily finds them without an index), held as runs. */
+export function alignFound(beforeLength: number, find: TextFinder, sides: AlignSides): RunAlignment {
+  const runs = new Runs();
+  matchIdentical(beforeLength, find, sides, runs);
+  return new RunAlignment(runs.list, sides.afterLength, beforeLength);
 }
 
 /**
  * Greedy in-order matching of identical texts: each after message takes the
  * first before message at or after the last match with its text. An after
- * message known to be the next before message takes it without a lookup.
- * Matches are written into `out` as SAME; the gap before each match (and
- * after the last one) is paired as it is passed (`pairGap`: matches only come
- * later, past both sides of it).
+ * message known to be the next before message takes it without a lookup; a
+ * run the caller knows (`sides.run`) is passed in one step.
+ * Matches are listed as SAME runs; the gap before each match (and after the
+ * last one) is paired as it is passed (`pairGap`: matches only come later,
+ * past both sides of it).
  */
-function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSides, out: Alignment): void {
-  const { afterOrigin, afterKind, beforeFate } = out;
+function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSides, out: Runs): void {
   const [before, after] = sides.shared ? [sides.shared.before, sides.shared.after] : [[], []];
   const shared = Math.min(beforeLength, before.length);
   const afterLength = sides.afterLength;
+  const known = sides.run;
   // The last match so far (after index, before index).
   let prevI = -1;
   let prevJ = -1;
@@ -122,12 +211,15 @@ function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSide
     // A run of shared messages (a window kept, or cut and shifted) is matched in place.
     const start = i;
     if (i > prevI + 1 && next < shared && after[i] === before[next]) pairGap(prevI + 1, i, prevJ + 1, next, out, sides.sameRole);
-    for (; i < afterLength && next < shared && after[i] === before[next]; i++, next++) {
-      afterOrigin[i] = next;
-      beforeFate[next] = i;
+    // Inside the known run, in place: the rest of it is the same objects.
+    if (known && next < shared && after[i] === before[next] && i >= known.start && i < known.start + known.length && next - known.from === i - known.start) {
+      const skip = known.start + known.length - i;
+      i += skip;
+      next += skip;
     }
+    for (; i < afterLength && next < shared && after[i] === before[next]; i++, next++);
     if (i > start) {
-      afterKind.fill(SAME, start, i);
+      out.add(start, next - (i - start), i - start, SAME);
       prevI = i - 1;
       prevJ = next - 1;
     }
@@ -135,9 +227,7 @@ function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSide
     const j = next < beforeLength && sides.sameMessage?.(i, next) ? next : find(i, next);
     if (j === -1) continue;
     if (i > prevI + 1) pairGap(prevI + 1, i, prevJ + 1, j, out, sides.sameRole);
-    afterOrigin[i] = j;
-    afterKind[i] = SAME;
-    beforeFate[j] = i;
+    out.add(i, j, 1, SAME);
     next = j + 1;
     prevI = i;
     prevJ = j;
@@ -147,23 +237,12 @@ function matchIdentical(beforeLength: number, find: TextFinder, sides: AlignSide
   if (afterLength > prevI + 1) pairGap(prevI + 1, Math.min(afterLength, prevI + beforeLength - prevJ), prevJ + 1, beforeLength, out, sides.sameRole);
 }
 
-function pairGap(
-  i0: number,
-  i1: number,
-  j0: number,
-  j1: number,
-  out: { afterOrigin: Int32Array; afterKind: Uint8Array; beforeFate: Int32Array },
-  sameRole?: (j: number, i: number) => boolean,
-): void {
+function pairGap(i0: number, i1: number, j0: number, j1: number, out: Runs, sameRole?: (j: number, i: number) => boolean): void {
   if (i1 - i0 !== j1 - j0 || i1 <= i0) return;
   for (let k = 0; k < i1 - i0; k++) {
     if (sameRole && !sameRole(j0 + k, i0 + k)) return;
   }
-  for (let k = 0; k < i1 - i0; k++) {
-    out.afterOrigin[i0 + k] = j0 + k;
-    out.afterKind[i0 + k] = MODIFIED;
-    out.beforeFate[j0 + k] = i0 + k;
-  }
+  out.add(i0, j0, i1 - i0, MODIFIED);
 }
 
 /**

@@ -4,7 +4,7 @@
  * consumed prefix first breaks. Built once per step in time linear in the
  * size of the two windows.
  */
-import { alignFound, alignIndexed, type Alignment, type TextFinder } from './align';
+import { alignFound, indexedFinder, MODIFIED, RunAlignment, SAME, type AlignedRun, type Alignment, type AlignSides, type TextFinder } from './align';
 import { layoutOf, pairsOf, textIndexOf, type EngineContext } from './context';
 import { CARRIED_FROM, type ContextWindow, type Message, type Rewrite, type ToolPair } from './model';
 import type { RenderCache } from './render';
@@ -72,8 +72,11 @@ export function analyseRewrite(rewrite: Rewrite, context: EngineContext, beforeF
   return analyseViews(rewrite, viewOf(rewrite.before, context), viewOf(rewrite.after, context), context, beforeFile);
 }
 
-/** The analysis of a rewrite whose windows are seen as `before` and `after` (their renders are the windows' layouts). */
-export function analyseViews(rewrite: Rewrite, before: WindowView, after: WindowView, context: EngineContext, beforeFile?: string): RewriteAnalysis {
+/**
+ * The analysis of a rewrite whose windows are seen as `before` and `after` (their renders are the windows' layouts).
+ * `run`: a run of the before window's messages the after window keeps (the same objects), when the caller found one.
+ */
+export function analyseViews(rewrite: Rewrite, before: WindowView, after: WindowView, context: EngineContext, beforeFile?: string, run?: AlignSides['run']): RewriteAnalysis {
   const render = context.render;
   const consumed = Math.min(rewrite.before.boundary, before.messageTexts.length);
   const toolsChanged = consumed > 0 && !sameList(before.toolTexts, after.toolTexts);
@@ -82,7 +85,7 @@ export function analyseViews(rewrite: Rewrite, before: WindowView, after: Window
   const alignment =
     breakMessage === -1 && !toolsChanged
       ? prefixAlignment(before.messageTexts.length, after.messageTexts.length, consumed)
-      : alignWindows(rewrite, after.messageTexts, context, before.findText);
+      : alignWindows(rewrite, after.messageTexts, context, before.findText, run);
   return {
     rewrite,
     before,
@@ -103,17 +106,18 @@ function sameReading(a: Message | undefined, b: Message | undefined): boolean {
 }
 
 /** `alignMessages` of the two windows' renders; a message the after window shares with the before one is matched without a lookup. */
-function alignWindows(rewrite: Rewrite, afterTexts: MessageTexts, context: EngineContext, findText?: (after: readonly Message[]) => TextFinder): Alignment {
+function alignWindows(rewrite: Rewrite, afterTexts: MessageTexts, context: EngineContext, findText?: (after: readonly Message[]) => TextFinder, run?: AlignSides['run']): Alignment {
   const before = rewrite.before.messages;
   const after = rewrite.after.messages;
-  const sides = {
+  const sides: AlignSides = {
+    ...(run && { run }),
     afterLength: after.length,
     afterText: (i: number) => afterTexts.at(i) as string,
     shared: { before, after },
     sameMessage: (i: number, j: number) => sameReading(after[i], before[j]),
     sameRole: (j: number, i: number) => before[j]?.role === after[i]?.role,
   };
-  return findText ? alignFound(before.length, findText(after), sides) : alignIndexed(textIndexOf(rewrite.before, context), sides);
+  return alignFound(before.length, findText ? findText(after) : indexedFinder(textIndexOf(rewrite.before, context), sides.afterText), sides);
 }
 
 /**
@@ -122,16 +126,12 @@ function alignWindows(rewrite: Rewrite, afterTexts: MessageTexts, context: Engin
  * messages are inserted or removed.
  */
 function prefixAlignment(beforeLength: number, afterLength: number, consumed: number): Alignment {
-  const afterOrigin = new Int32Array(afterLength).fill(-1);
-  const afterKind = new Uint8Array(afterLength).fill(2);
-  const beforeFate = new Int32Array(beforeLength).fill(-1);
   const common = Math.min(beforeLength, afterLength);
-  for (let k = 0; k < common; k++) {
-    afterOrigin[k] = k;
-    afterKind[k] = k < consumed ? 0 : 1;
-    beforeFate[k] = k;
-  }
-  return { afterOrigin, afterKind, beforeFate };
+  const same = Math.min(consumed, common);
+  const runs: AlignedRun[] = [];
+  if (same > 0) runs.push({ after: 0, before: 0, length: same, kind: SAME });
+  if (common > same) runs.push({ after: same, before: same, length: common - same, kind: MODIFIED });
+  return new RunAlignment(runs, afterLength, beforeLength);
 }
 
 /**

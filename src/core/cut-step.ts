@@ -105,7 +105,7 @@ export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: 
   const touched = touchedPairs(run, ids, added, sources.members(ids));
   const introduced = introducedOn(rewrite, touched);
   const views = cutViews(rewrite, touched, context, sources);
-  return { analysis: analyseViews(rewrite, views.before, views.after, context, beforeFile), introduced };
+  return { analysis: analyseViews(rewrite, views.before, views.after, context, beforeFile, run), introduced };
 }
 
 function keptRun(before: readonly Message[], after: readonly Message[]): Run | undefined {

@@ -9,6 +9,7 @@
  * Code `isCompactSummary`, a Codex `compaction` item) is the marker wherever
  * the runtime puts it: Claude Code writes it before the segment it preserves.
  */
+import { alignedBeforeLength, alignedRuns, type AlignedRun } from '../align';
 import type { RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
 import type { Message } from '../model';
@@ -33,20 +34,29 @@ export function isElisionMarker(message: Message): boolean {
 }
 
 export function checkElisionUnmarked(a: RewriteAnalysis): Finding[] {
-  const { beforeFate, afterOrigin } = a.alignment;
-  const consumed = Math.min(a.rewrite.before.boundary, beforeFate.length);
+  const runs = alignedRuns(a.alignment);
+  const consumed = Math.min(a.rewrite.before.boundary, alignedBeforeLength(a.alignment));
+  // The consumed before messages no run keeps (from the runs: a run kept in place costs one step).
   let removed = 0;
   let firstRemoved = -1;
-  for (let j = 0; j < consumed; j++) {
-    if ((beforeFate[j] ?? -1) >= 0) continue;
-    if (!removed++) firstRemoved = j;
+  // The last after message standing for a consumed before message.
+  let lastRetained = -1;
+  let j = 0;
+  for (const run of runs) {
+    if (j >= consumed) break;
+    const gap = Math.min(run.before, consumed) - j;
+    if (gap > 0 && !removed) firstRemoved = j;
+    if (gap > 0) removed += gap;
+    const end = Math.min(run.before + run.length, consumed);
+    if (end > run.before) lastRetained = run.after + end - 1 - run.before;
+    j = Math.max(end, Math.min(run.before, consumed));
   }
+  if (j < consumed && !removed) firstRemoved = j;
+  if (j < consumed) removed += consumed - j;
   if (!removed) return [];
-  let lastRetained = afterOrigin.length - 1;
-  while (lastRetained >= 0 && !((afterOrigin[lastRetained] ?? -1) >= 0 && (afterOrigin[lastRetained] ?? -1) < consumed)) lastRetained--;
   const after = a.rewrite.after.messages;
   for (let i = lastRetained + 1; i < after.length; i++) if (isElisionMarker(after[i] as Message)) return [];
-  for (let i = 0; i < after.length; i++) if ((afterOrigin[i] ?? -1) < 0 && after[i]?.elision) return [];
+  if (insertedMarker(runs, after)) return [];
   const first = a.rewrite.before.messages[firstRemoved];
   const at = after[lastRetained]?.source;
   return [
@@ -54,4 +64,16 @@ export function checkElisionUnmarked(a: RewriteAnalysis): Finding[] {
       related: related(first?.source, 'the first removed message', a.beforeFile),
     }),
   ];
+}
+
+/** True when an after message standing for no before message is marked as an elision. */
+function insertedMarker(runs: readonly AlignedRun[], after: readonly Message[]): boolean {
+  let i = 0;
+  for (let r = 0; r <= runs.length; r++) {
+    const run = runs[r];
+    const to = run ? run.after : after.length;
+    for (; i < to; i++) if (after[i]?.elision) return true;
+    if (run) i = run.after + run.length;
+  }
+  return false;
 }

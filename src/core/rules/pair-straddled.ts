@@ -10,7 +10,7 @@
  * edited alone (a runtime truncating tool output before the model reads it):
  * that is a patch; a call edited alone, or a consumed result edited alone, is not.
  */
-import { SAME } from '../align';
+import { sameOrigin } from '../align';
 import type { RewriteAnalysis } from '../analysis';
 import type { Finding } from '../findings';
 import { callMeaning, resultMeaning } from '../meaning';
@@ -55,8 +55,7 @@ export function checkPairStraddled(a: RewriteAnalysis): Finding[] {
 /** Cheap byte comparison first; meaning only when the bytes differ. */
 function changed(a: RewriteAnalysis, before: Member, after: Member, meaningDiffers: () => boolean): boolean {
   if (before.message === after.message && after.message < a.commonMessages) return false;
-  const { afterOrigin, afterKind } = a.alignment;
-  if (afterOrigin[after.message] === before.message && afterKind[after.message] === SAME && before.block === after.block) return false;
+  if (before.block === after.block && sameOrigin(a.alignment, after.message, before.message)) return false;
   const beforeMessage = a.rewrite.before.messages[before.message];
   const afterMessage = a.rewrite.after.messages[after.message];
   if (!beforeMessage || !afterMessage) return false;

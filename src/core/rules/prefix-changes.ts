@@ -4,7 +4,7 @@
  * removed or with messages inserted among them. Shared by `prefix-mutated`
  * (meaning changed) and `render-unstable` (bytes changed, meaning not).
  */
-import { MODIFIED } from '../align';
+import { alignedBeforeLength, alignedRuns, MODIFIED, type AlignedRun } from '../align';
 import type { RewriteAnalysis } from '../analysis';
 import { explainRenderDifference } from '../meaning';
 
@@ -67,46 +67,45 @@ function messageChanges(a: RewriteAnalysis): PrefixChange[] {
 
 /**
  * Adds the consumed messages modified or removed; returns the last after index
- * a consumed message went to. (Each loop is a function of its own: V8 compiles
- * a hot loop on its own, without what follows it.)
+ * a consumed message went to. Walks the alignment's runs: a run kept in place
+ * costs one step. (Each loop is a function of its own: V8 compiles a hot loop
+ * on its own, without what follows it.)
  */
 function consumedChanges(a: RewriteAnalysis, changes: PrefixChange[]): number {
-  const { afterKind, beforeFate } = a.alignment;
-  const consumed = Math.min(a.rewrite.before.boundary, beforeFate.length);
-  // Read once: each read of an imported binding may be a call (module interop), and the loop below reads it per message.
-  const modifiedKind = MODIFIED;
+  const runs = alignedRuns(a.alignment);
+  const consumed = Math.min(a.rewrite.before.boundary, alignedBeforeLength(a.alignment));
   let lastRetained = -1;
-  for (let j = 0; j < consumed; j++) {
-    const i = beforeFate[j] ?? -1;
-    if (i >= 0) {
-      lastRetained = Math.max(lastRetained, i);
-      if (afterKind[i] === modifiedKind) changes.push(modified(a, j, i));
-      continue;
-    }
-    let to = j;
-    while (to < consumed && (beforeFate[to] ?? -1) < 0) to++;
-    changes.push({ kind: 'messages-removed', from: j, to, nextAfter: nextRetained(beforeFate, to) });
-    j = to - 1;
+  // The first consumed before message past the runs walked so far.
+  let j = 0;
+  for (let r = 0; r < runs.length && j < consumed; r++) {
+    const run = runs[r] as AlignedRun;
+    const to = Math.min(run.before, consumed);
+    if (to > j) changes.push({ kind: 'messages-removed', from: j, to, nextAfter: run.after });
+    j = Math.max(j, to);
+    const end = Math.min(run.before + run.length, consumed);
+    if (end <= run.before) break;
+    if (run.kind === MODIFIED) for (let k = run.before; k < end; k++) changes.push(modified(a, k, run.after + k - run.before));
+    lastRetained = run.after + end - 1 - run.before;
+    j = end;
   }
+  // Past the last run: nothing is kept after these.
+  if (j < consumed) changes.push({ kind: 'messages-removed', from: j, to: consumed, nextAfter: -1 });
   return lastRetained;
 }
 
 /** Adds the after messages before `lastRetained` that stand for no before message (a marker of a removal excepted). */
 function insertedChanges(a: RewriteAnalysis, lastRetained: number, removed: boolean, changes: PrefixChange[]): void {
-  const afterOrigin = a.alignment.afterOrigin;
-  for (let i = 0; i < lastRetained; i++) {
-    if ((afterOrigin[i] ?? -1) >= 0 || (removed && a.rewrite.after.messages[i]?.elision)) continue;
-    changes.push({ kind: 'message-inserted', after: i });
+  const runs = alignedRuns(a.alignment);
+  let i = 0;
+  for (let r = 0; r <= runs.length && i < lastRetained; r++) {
+    const run = runs[r];
+    const to = Math.min(run ? run.after : lastRetained, lastRetained);
+    for (; i < to; i++) if (!(removed && a.rewrite.after.messages[i]?.elision)) changes.push({ kind: 'message-inserted', after: i });
+    if (run) i = Math.max(i, run.after + run.length);
   }
 }
 
 function modified(a: RewriteAnalysis, j: number, i: number): PrefixChange {
   const cause = explainRenderDifference(a.before.messageTexts.at(j) ?? '', a.after.messageTexts.at(i) ?? '');
   return { kind: 'message-modified', before: j, after: i, ...(cause && { cause }) };
-}
-
-/** The after index of the first before message at or after `from` that was kept, or -1. */
-function nextRetained(beforeFate: Int32Array, from: number): number {
-  for (let k = from; k < beforeFate.length; k++) if ((beforeFate[k] ?? -1) >= 0) return beforeFate[k] ?? -1;
-  return -1;
 }
