@@ -72,8 +72,37 @@ const PATCHES = [
         }
     }`,
   },
+  {
+    why:
+      'The diff marks changed characters with a decoration drawn in the editor\'s overlay layer, whose place on screen ' +
+      'is read from the DOM (getClientRects) after the frame wrote its lines: a forced layout of the page in the middle ' +
+      'of every step\'s frame (the new lines of an append are all marked). Drawn as a class on the text\'s own span ' +
+      '(inline), the same colour is placed by the line\'s rendering, with nothing measured.',
+    file: /diffEditor[\\/]registrations\.contribution\.js$/,
+    find: `const diffAddDecoration = ModelDecorationOptions.register({
+    className: 'char-insert',
+    description: 'char-insert',
+    shouldFillLineOnLineBreak: true,
+});`,
+    replace: `const diffAddDecoration = ModelDecorationOptions.register({
+    inlineClassName: 'char-insert',
+    description: 'char-insert',
+});`,
+  },
+  {
+    why: 'As the inserted characters (above): the removed characters are marked on their own span, not measured in the DOM.',
+    file: /diffEditor[\\/]registrations\.contribution\.js$/,
+    find: `const diffDeleteDecoration = ModelDecorationOptions.register({
+    className: 'char-delete',
+    description: 'char-delete',
+    shouldFillLineOnLineBreak: true,
+});`,
+    replace: `const diffDeleteDecoration = ModelDecorationOptions.register({
+    inlineClassName: 'char-delete',
+    description: 'char-delete',
+});`,
+  },
 ];
-
 /** @type {import('esbuild').Plugin} */
 const monacoPatches = {
   name: 'monaco-patches',

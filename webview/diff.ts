@@ -71,6 +71,9 @@ export class DiffView {
       enableSplitViewResizing: true,
       ignoreTrimWhitespace: false,
       renderIndicators: true,
+      // No 3 px bar where the other side inserted text: its place is read from the DOM after the frame wrote
+      // its lines, a forced layout in every step's frame (the inserted lines and the filler zone show the change).
+      experimental: { showEmptyDecorations: false },
       diffAlgorithm: 'advanced',
       maxComputationTime: 5000,
       maxFileSize: 200,

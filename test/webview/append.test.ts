@@ -92,7 +92,7 @@ test('an append step of a log shown at its end: no scroll, only the changed line
   await page.context().close();
 });
 
-test('the two sides stay aligned below a line that wraps differently on each (a message rewritten longer)', async () => {
+test('the two sides stay aligned below a line that wraps differently on each (a message rewritten longer), its changed characters marked on their own text', async () => {
   const tools = [tool('read_file')];
   const read: Message[] = [msg('system', text('You are a careful assistant.'))];
   for (let i = 1; i <= 12; i++) read.push(msg('user', text(`turn-${i}: short`)));
@@ -104,6 +104,16 @@ test('the two sides stay aligned below a line that wraps differently on each (a 
     (await page.locator(`.editor.${side} .view-line`).filter({ hasText: needle }).first().boundingBox())!.y;
   assert.ok((await top('modified', 'turn-5:')) - (await top('modified', 'turn-4:')) > 3 * 19, 'the rewritten turn wraps on the right');
   for (const needle of ['turn-5:', 'turn-9:']) assert.equal(await top('original', needle), await top('modified', needle), `${needle} at the same height on both sides`);
+  // The changed characters are marked on the text's own spans (nothing drawn in the overlay layer, whose
+  // place would be measured in the DOM mid-frame), and no empty marker stands where the other side inserted.
+  const marked = (side: 'original' | 'modified', layer: 'view-lines' | 'view-overlays', mark: string) =>
+    page.locator(`.editor.${side} .${layer} .${mark}`).evaluateAll((spans) => spans.map((s) => (s.textContent ?? '').replace(/\u00a0/g, ' ')).join(''));
+  assert.match(await marked('modified', 'view-lines', 'char-insert'), /a much longer rewrite/);
+  assert.match(await marked('original', 'view-lines', 'char-delete'), /short/);
+  assert.doesNotMatch(await marked('modified', 'view-lines', 'char-insert'), /turn-4:/, 'the unchanged start of the line is not marked');
+  for (const side of ['original', 'modified'] as const) {
+    assert.equal(await page.locator(`.editor.${side} .view-overlays .char-insert, .editor.${side} .view-overlays .char-delete, .editor.${side} .diff-range-empty`).count(), 0, side);
+  }
   assert.deepEqual(errors, []);
   await page.context().close();
 });
