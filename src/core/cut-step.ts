@@ -31,6 +31,7 @@ import { reachingBefore, reachingFrom, type CallMember } from './id-index';
 import { introducedFindings, type Finding } from './findings';
 import { pairId, type ContextWindow, type Message, type Rewrite, type ToolPair } from './model';
 import { frontier } from './pairing';
+import type { ReadRun } from './formats/native-object';
 import { reusedIdFinding, sharedParts } from './rules/tool-call-id-reused';
 
 /** The kept run: after messages [start, start + length) are before messages [from, from + length), the same objects. */
@@ -91,12 +92,16 @@ export interface CutJudgement {
   readonly introduced: readonly Finding[];
 }
 
-/** The judgement of `rewrite` as a cut (see the module comment), or undefined to leave it to the full judge. */
-export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: string, sources = indexedSources(rewrite.before, context)): CutJudgement | undefined {
+/**
+ * The judgement of `rewrite` as a cut (see the module comment), or undefined to leave it to the full judge.
+ * `reused`: the runs of the before window's messages the after window's reading reused (`windowFromObject`'s
+ * `messageRuns`, read against the before window's own messages), when known: the kept run is the first.
+ */
+export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: string, sources = indexedSources(rewrite.before, context), reused?: readonly ReadRun[]): CutJudgement | undefined {
   const { before, after } = rewrite;
   if (before.format !== 'native' || after.format !== 'native' || before.live !== after.live || !before.serverState !== !after.serverState) return undefined;
   if (!sameTools(before.tools, after.tools)) return undefined;
-  const run = keptRun(before.messages, after.messages);
+  const run = reused ? firstRun(reused, after.messages.length) : keptRun(before.messages, after.messages);
   if (!run) return undefined;
   const added = new Map<string, Added>();
   if (!addMembers(after, 0, run.start, added) || !addMembers(after, run.start + run.length, after.messages.length, added)) return undefined;
@@ -106,6 +111,13 @@ export function judgeCut(rewrite: Rewrite, context: EngineContext, beforeFile?: 
   const introduced = introducedOn(rewrite, touched);
   const views = cutViews(rewrite, touched, context, sources);
   return { analysis: analyseViews(rewrite, views.before, views.after, context, beforeFile, run), introduced };
+}
+
+/** `keptRun` from the runs a reading reused: after messages outside them are not the before window's. */
+function firstRun(reused: readonly ReadRun[], afterLength: number): Run | undefined {
+  const run = reused[0];
+  if (!run || run.start >= HEAD_SEARCH) return undefined;
+  return 2 * run.length >= afterLength ? run : undefined;
 }
 
 function keptRun(before: readonly Message[], after: readonly Message[]): Run | undefined {

@@ -11,7 +11,7 @@ import { decide, distinctFindings, introducedFindings, type CacheImpact, type Fi
 import { extendPairs, extensionFindings, isExtension, type PairLookup } from './append-step';
 import { judgeCut, type CutSources } from './cut-step';
 import { lazyWindow } from './formats/native-lazy';
-import { extendsMessages, plainBaseOf, windowFromObject, type PlainBase } from './formats/native-object';
+import { extendsMessages, plainBaseOf, windowFromObject, type PlainBase, type ReadRun } from './formats/native-object';
 import type { ContextWindow, Message, Rewrite, RewriteSource } from './model';
 import { checkWindow, STEP_CHECKS } from './rules/index';
 
@@ -78,8 +78,8 @@ function judgeExtension(rewrite: Rewrite, context: EngineContext, consumedTokens
 }
 
 /** A rewrite that is not a pure extension: judged on what it cuts when it keeps one run of the window (`cut-step.ts`), else fully. */
-function judgeOther(rewrite: Rewrite, options: GuardOptions & { readonly context: EngineContext }, sources?: CutSources): StepVerdict {
-  const cut = judgeCut(rewrite, options.context, options.beforeFile, sources);
+function judgeOther(rewrite: Rewrite, options: GuardOptions & { readonly context: EngineContext }, sources?: CutSources, reused?: readonly ReadRun[]): StepVerdict {
+  const cut = judgeCut(rewrite, options.context, options.beforeFile, sources, reused);
   return cut ? stepVerdict(cut.analysis, cut.introduced, options.context) : judgeFully(rewrite, options);
 }
 
@@ -123,10 +123,12 @@ function judgeLazily(window: ContextWindow | WindowObject, proposal: ContextWind
   const lazy = lazyWindow(window, context.render);
   if (!lazy) return undefined;
   const before = lazy.window;
-  const rewrite: Rewrite = { source: options.source ?? 'runtime', before, after: windowFromObject(proposal, before, lazy.base, context.render), applied: true };
+  // The runs of the window's messages the proposal reuses: its kept run, found as it is read.
+  const reused: { runs?: ReadRun[] } = {};
+  const rewrite: Rewrite = { source: options.source ?? 'runtime', before, after: windowFromObject(proposal, before, lazy.base, context.render, undefined, reused), applied: true };
   const consumed = () => (context.tokens ? (boundaryPosition(before, context).tokens ?? 0) : 0);
   const judging = { context, ...(options.beforeFile !== undefined && { beforeFile: options.beforeFile }) };
-  return judgeExtension(rewrite, context, consumed, lazy.pairs) ?? judgeOther(rewrite, judging, lazy.cut);
+  return judgeExtension(rewrite, context, consumed, lazy.pairs) ?? judgeOther(rewrite, judging, lazy.cut, reused.runs);
 }
 
 /**

@@ -246,28 +246,48 @@ function reaching(mentions: Mentions, cut: number, fromBefore: boolean): Span {
  * Of the mentions of an id mentioned both before `k0` and from it on, the
  * first one before `k0` (`first`), else the last one from `k0` on; -1 when
  * no id is mentioned on both sides. One side's ids are held (the smaller),
- * each at its first or last mention; the other side is looked up.
+ * each at its first or last mention; the other side is looked up, past a
+ * filter of the held ids' sketches (`sketch`: an id whose sketch no held id
+ * has is not held, and costs no map lookup).
  */
 function farthestCrossing(id: readonly string[], k0: number, first: boolean): number {
   const smallBefore = k0 <= id.length - k0;
   const [from, to] = smallBefore ? [0, k0] : [k0, id.length];
   const held = new Map<string, number>();
+  const sketches = new Uint8Array(SKETCHES);
   // The mention kept per id (the last one set): the first one before k0 (`first`), the last from k0 on; any one on the side not asked for.
-  if (!smallBefore && !first) for (let k = from; k < to; k++) held.set(id[k] as string, k);
-  else for (let k = to - 1; k >= from; k--) held.set(id[k] as string, k);
+  if (!smallBefore && !first) for (let k = from; k < to; k++) hold(held, sketches, id[k] as string, k);
+  else for (let k = to - 1; k >= from; k--) hold(held, sketches, id[k] as string, k);
   if (held.size === 0) return -1;
   const [lookFrom, lookTo] = smallBefore ? [k0, id.length] : [0, k0];
   let best = -1;
   for (let k = lookFrom; k < lookTo; k++) {
-    const at = held.get(id[k] as string) ?? -1;
+    const mentioned = id[k] as string;
+    if (sketches[sketch(mentioned)] === 0) continue;
+    const at = held.get(mentioned) ?? -1;
     // The mention asked for is the held one when it is on the asked side, else this one.
     const candidate = smallBefore === first ? at : k;
-    // Every comparison made on each mention, held or not: a cut with no crossing id leaves none of them without type feedback (V8 would drop its compiled code at the first crossing id).
+    // Every comparison made on each mention looked up, held or not: a cut with no crossing id leaves none of them without type feedback (V8 would drop its compiled code at the first crossing id).
     const unset = best < 0;
     const closer = first ? candidate < best : candidate > best;
     if (at >= 0 && (unset || closer)) best = candidate;
   }
   return best;
+}
+
+function hold(held: Map<string, number>, sketches: Uint8Array, id: string, k: number): void {
+  held.set(id, k);
+  sketches[sketch(id)] = 1;
+}
+
+/** How many sketches an id may have. */
+const SKETCHES = 4096;
+
+/** An id's sketch: its length and last three characters, mixed (ids differ most at their ends: counters, random tails). */
+function sketch(id: string): number {
+  const n = id.length;
+  const h = ((n * 33 + id.charCodeAt(n - 1)) * 33 + (n > 1 ? id.charCodeAt(n - 2) : 0)) * 33 + (n > 2 ? id.charCodeAt(n - 3) : 0);
+  return (h ^ (h >>> 12)) & (SKETCHES - 1);
 }
 
 /** Lookups of one id by a scan of the mentions before they are indexed. */

@@ -132,13 +132,21 @@ function positionOf<T>(base: PlainRead<T>, element: unknown): number {
   return base.index.get(element) ?? -1;
 }
 
+/** Elements read [start, start + length) are the base's readings [from, from + length), the same objects. */
+export interface ReadRun {
+  readonly start: number;
+  readonly from: number;
+  readonly length: number;
+}
+
 /**
  * Reads each element (parse, or undefined to skip it), reusing what `base`
  * read from the same objects. A run of elements that follows the base's order
  * (kept in place, or shifted by a cut) costs a pointer compare each: only the
- * first element of a run is looked up.
+ * first element of a run is looked up. Each such run (as long as it goes,
+ * over skipped elements too) is added to `runs`, in order.
  */
-function readEach<T>(array: readonly unknown[], read: (element: unknown) => T | undefined, base?: PlainRead<T>): T[] {
+function readEach<T>(array: readonly unknown[], read: (element: unknown) => T | undefined, base?: PlainRead<T>, runs?: ReadRun[]): T[] {
   let out: T[] = [];
   let next = 0;
   for (let i = 0; i < array.length; ) {
@@ -153,6 +161,7 @@ function readEach<T>(array: readonly unknown[], read: (element: unknown) => T | 
     const { plain, read: readings } = base;
     let end = at + 1;
     while (end < plain.length && i + end - at < array.length && array[i + end - at] === plain[end]) end++;
+    if (runs) addRun(runs, { start: out.length, from: at, length: end - at });
     // The run's readings, copied at once when they start the list (a window kept in place, or cut at its start).
     if (out.length === 0) out = readings.slice(at, end);
     else for (let k = at; k < end; k++) out.push(readings[k] as T);
@@ -160,6 +169,13 @@ function readEach<T>(array: readonly unknown[], read: (element: unknown) => T | 
     next = end;
   }
   return out;
+}
+
+/** Adds a run, joined to the last one when it continues it on both sides (elements skipped between them). */
+function addRun(runs: ReadRun[], run: ReadRun): void {
+  const last = runs[runs.length - 1];
+  if (last && last.start + last.length === run.start && last.from + last.length === run.from) runs[runs.length - 1] = { ...last, length: last.length + run.length };
+  else runs.push(run);
 }
 
 const readTool = (element: unknown) => parseTool(fromValue(element), ignore);
@@ -174,8 +190,11 @@ export function own(value: object, key: string): unknown {
   return Object.prototype.propertyIsEnumerable.call(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }
 
-/** The same fields as `readWindowFields(fromValue(value))`, reusing what `base` read from the same objects (`messagesRead`: the messages array's reading, made already). */
-function plainFields(value: object, base?: PlainBase, messagesRead?: Message[]): WindowFields {
+/**
+ * The same fields as `readWindowFields(fromValue(value))`, reusing what `base` read from the same objects (`messagesRead`: the messages array's reading, made already).
+ * `messageRuns`: where the messages read reuse the base's, set when the messages array was read against it.
+ */
+function plainFields(value: object, base?: PlainBase, messagesRead?: Message[], messageRuns?: { runs?: ReadRun[] }): WindowFields {
   const tools = own(value, 'tools');
   const messages = own(value, 'messages');
   const boundary = own(value, 'boundary');
@@ -183,9 +202,16 @@ function plainFields(value: object, base?: PlainBase, messagesRead?: Message[]):
   const b = typeof boundary === 'number' && Number.isFinite(boundary) ? Number(String(boundary)) : NaN;
   return {
     ...(tools !== undefined && { tools: Array.isArray(tools) ? readEach(tools, readTool, base?.tools) : parseTools(fromValue(tools), ignore) }),
-    ...(messages !== undefined && { messages: messagesRead ?? (Array.isArray(messages) ? readEach(messages, readPlainMessage, base?.messages) : parseMessages(fromValue(messages), ignore)) }),
+    ...(messages !== undefined && { messages: messagesRead ?? readMessages(messages, base, messageRuns) }),
     ...(Number.isInteger(b) && b >= 0 && { boundary: b }),
   };
+}
+
+/** A `messages` value read, against the base's messages when an array; `messageRuns.runs`: the base's runs it reuses, when read against them. */
+function readMessages(messages: unknown, base?: PlainBase, messageRuns?: { runs?: ReadRun[] }): Message[] {
+  if (!Array.isArray(messages)) return parseMessages(fromValue(messages), ignore);
+  const runs = base?.messages && messageRuns ? (messageRuns.runs = []) : undefined;
+  return readEach(messages, readPlainMessage, base?.messages, runs);
 }
 
 /** What a plain window-shaped object was read into, for the next proposal's `plainBase`. */
@@ -204,9 +230,10 @@ export function plainBaseOf(value: unknown, window: ContextWindow, previous?: Pl
  * boundary, when absent, is inferred against it. `plainBase` names the plain
  * objects `base` was read from: the same objects in the proposal are not read again.
  * `messagesRead`: what the record's `messages` array reads as, when the caller has read it.
+ * `messageRuns.runs` is set to the runs of `plainBase`'s messages the window's messages reuse, when they were read against them.
  */
-export function windowFromObject(value: unknown, base?: ContextWindow, plainBase?: PlainBase, cache = new RenderCache(), messagesRead?: Message[]): ContextWindow {
+export function windowFromObject(value: unknown, base?: ContextWindow, plainBase?: PlainBase, cache = new RenderCache(), messagesRead?: Message[], messageRuns?: { runs?: ReadRun[] }): ContextWindow {
   const isRecord = typeof value === 'object' && value !== null && !Array.isArray(value);
-  const fields = isRecord ? plainFields(value, plainBase, messagesRead) : readWindowFields(fromValue(value), ignore);
+  const fields = isRecord ? plainFields(value, plainBase, messagesRead, messageRuns) : readWindowFields(fromValue(value), ignore);
   return proposalWindow(fields, base, cache);
 }
