@@ -80,12 +80,14 @@ export interface SubAgentFile {
  * What one check needs: plain data, so it crosses to a worker thread
  * unchanged. `transcript`: a document on its own; `file`: a UTF-8 file on
  * disk of `bytes`, read by the thread that checks it (the host thread neither
- * reads nor copies it first); `against`: `newer` judged as a rewrite of
- * `older` ("Compare with…").
+ * reads nor copies it first); `zip`: a zipped file on disk of `bytes` (an
+ * Inspect `.eval`), read by the thread that checks it as the engine reads
+ * files; `against`: `newer` judged as a rewrite of `older` ("Compare with…").
  */
 export type CheckRequest =
   | ({ readonly kind: 'transcript' } & FileText & RequestOptions)
   | ({ readonly kind: 'file'; readonly file: string; readonly bytes: number } & RequestOptions)
+  | ({ readonly kind: 'zip'; readonly file: string; readonly bytes: number } & RequestOptions)
   | ({ readonly kind: 'against'; readonly older: FileText; readonly newer: FileText } & RequestOptions);
 
 /** Sub-agent files of a Claude Code session (`file`), each to be checked on its own. */
@@ -98,7 +100,7 @@ export type WorkerRequest = CheckRequest | SubAgentsRequest;
 export function requestSize(request: WorkerRequest): { readonly file: string; readonly length: number } {
   if (request.kind === 'transcript') return { file: request.file, length: request.text.length };
   if (request.kind === 'sub-agents') return { file: request.file, length: request.subAgents.reduce((n, s) => n + (s.text?.length ?? 0), 0) };
-  if (request.kind === 'file') return { file: request.file, length: request.bytes };
+  if (request.kind === 'file' || request.kind === 'zip') return { file: request.file, length: request.bytes };
   return { file: request.newer.file, length: request.older.text.length + request.newer.text.length };
 }
 
@@ -107,6 +109,7 @@ export function checkRequest(request: CheckRequest): Report {
   const options = checkOptions(request);
   const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
   if (request.kind === 'against') return checkAgainst(boundedText(request.older, maxFileBytes), boundedText(request.newer, maxFileBytes), options);
+  if (request.kind === 'zip') return checkTranscript(inputFromFile(request.file, request.limits), options);
   const document = request.kind === 'file' ? { file: request.file, text: utf8Text(request.file) } : request;
   return checkTranscript(boundedText(document, maxFileBytes), options);
 }
@@ -383,9 +386,4 @@ export function recognises(head: string): boolean {
 /** A file's first `maxChars` characters, the rest not read (throws for a file that is not a regular one). */
 export function fileHead(path: string, maxChars: number): string {
   return inputFromFile(path).head(maxChars);
-}
-
-/** Checks a file on disk as the engine reads it (a zip such as `.eval` included): the session view's check. */
-export function checkFile(path: string, tokens: TokenEncoding | false, limits: Partial<Limits>): Report {
-  return checkTranscript(inputFromFile(path, limits), { keepRewrites: true, tokens, limits });
 }

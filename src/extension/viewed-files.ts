@@ -2,14 +2,14 @@
  * Files shown only in a session view, not open as text (a custom document is
  * not a TextDocument, one over VS Code's 50 MB limit never is one, and a zip
  * cannot be): `Sessions`, the one owner of checking, checks them here while a
- * view shows them, read from disk through the Checker (a large file in the
- * worker), again when the file changes on disk (once changes pause) and when
+ * view shows them, read from disk through the Checker (a large file or zip in
+ * the worker), again when the file changes on disk (once changes pause) and when
  * a checking setting changes. Not while the file is open as text: its
  * Session is checked then.
  */
 import * as vscode from 'vscode';
 import type { Checker } from './checker';
-import { checkFile, fileTooLarge, resolveLimits, type Report } from './engine';
+import { fileTooLarge, resolveLimits, type Report } from './engine';
 import { readSettings } from './settings';
 
 /** Re-checks of a file changing on disk wait this long after its last change. */
@@ -118,10 +118,15 @@ export class ViewedFiles implements vscode.Disposable {
   }
 
   private async read(uri: vscode.Uri, settings: ReturnType<typeof readSettings>): Promise<{ report: Report; text: string }> {
-    if (isZip(uri) && uri.scheme === 'file') return { report: checkFile(uri.fsPath, settings.tokens, settings.limits), text: '' };
-    // Stat first: a file over the limit is refused as the editor's check refuses a document over it, never read whole.
+    const { size } = await vscode.workspace.fs.stat(uri);
+    // A zip is read by the thread that checks it (the worker, over the threshold), as the engine reads files.
+    if (isZip(uri) && uri.scheme === 'file') {
+      const request = { kind: 'zip', file: uri.fsPath, bytes: size, tokens: settings.tokens, limits: settings.limits } as const;
+      return { report: await this.checker.check(request, settings.workerThresholdBytes), text: '' };
+    }
+    // A file over the limit is refused as the editor's check refuses a document over it, never read whole.
     const { maxFileBytes } = resolveLimits(settings.limits);
-    if ((await vscode.workspace.fs.stat(uri)).size > maxFileBytes) throw fileTooLarge(maxFileBytes);
+    if (size > maxFileBytes) throw fileTooLarge(maxFileBytes);
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
     const file = uri.scheme === 'file' ? uri.fsPath : uri.toString();
     return { report: await this.checker.check({ kind: 'transcript', file, text, tokens: settings.tokens, limits: settings.limits }, settings.workerThresholdBytes), text };

@@ -1,7 +1,8 @@
 /// <reference types="mocha" />
 /**
  * The session view as a custom editor in the real VS Code (code-server): an
- * Inspect `.eval` (a zip) opens in it by default, a Claude Code session opens
+ * Inspect `.eval` (a zip) opens in it by default (checked through the Checker,
+ * in the worker over the threshold), a Claude Code session opens
  * in it through the command, and a file growing on disk appears as it grows.
  * Real files of the shared corpus, copied to a scratch folder first. A Claude
  * Code 2.x session with its `subagents` folder (our fixture, in the documented
@@ -79,6 +80,25 @@ suite('session view', () => {
     assert.equal(view.summary.format, 'inspect');
     assert.equal(view.textual, false, 'a zip cannot be revealed as text');
     assert.ok(view.rows.some((r) => r.kind === 'message' && r.role === 'user'));
+  });
+
+  test('a zip is checked through the Checker like other files viewed from disk: in the worker over the threshold', async () => {
+    const uri = vscode.Uri.file(path.join(scratch, 'in-worker.eval'));
+    fs.copyFileSync(repoPath('..', 'shared', 'corpus', 'inspect-ai', 'inspect_log_message_deduplication.eval'), uri.fsPath);
+    const { checker } = await api();
+    const spy = spyChecks(checker);
+    const workers = checker.stats.worker;
+    try {
+      await setSetting('workerThresholdBytes', 0);
+      await vscode.commands.executeCommand('vscode.open', uri);
+      const view = await lastView(uri, 'the .eval session snapshot');
+      assert.equal(view.summary.format, 'inspect');
+      assert.ok(spy.calls.check.includes(uri.fsPath), 'checked through the Checker');
+      assert.ok(checker.stats.worker > workers, 'in the worker');
+    } finally {
+      spy.restore();
+      await setSetting('workerThresholdBytes', undefined);
+    }
   });
 
   test('a Claude Code session opens in it through the command, its pairs linked', async () => {
