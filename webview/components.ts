@@ -34,6 +34,33 @@ export function button(label: string, iconName: string, title: string, onClick: 
   return b;
 }
 
+/**
+ * Keeps a slot's height from shrinking while the panel steps through one transcript (`keep()` once a
+ * step is painted, `reset()` for another file or width): a step with fewer reasons than the one before
+ * leaves the diff below where it was, instead of growing it (a resize of the diff re-lays out both
+ * editors in the step's frame) and moving every line on screen.
+ */
+export class SteadyHeight {
+  private height = 0;
+
+  constructor(private readonly slot: HTMLElement) {
+    // The height kept is the one measured, border included.
+    slot.style.boxSizing = 'border-box';
+  }
+
+  keep(): void {
+    const height = this.slot.offsetHeight;
+    if (height <= this.height) return;
+    this.height = height;
+    this.slot.style.minHeight = `${height}px`;
+  }
+
+  reset(): void {
+    this.height = 0;
+    this.slot.style.minHeight = '';
+  }
+}
+
 /** The decision banner: decision, step, source (self-edit untrusted), cache impact, reasons. */
 export function banner(detail: StepDetail, total: number, previewing: boolean): HTMLElement {
   const step = detail.step;

@@ -21,7 +21,7 @@ import {
   type StepEdit,
   type WebviewMessage,
 } from '../src/shared/protocol';
-import { banner, button, findingItem, number, pairItems, timeline } from './components';
+import { banner, button, findingItem, number, pairItems, SteadyHeight, timeline } from './components';
 import { el } from './dom';
 import { DiffView, type Splices } from './diff';
 import { followTheme } from './theme';
@@ -56,12 +56,14 @@ class Inspector {
   private readonly columns = el('div', { className: 'pl-columns' });
   private readonly notice = el('div', { className: 'pl-notice', attrs: { role: 'status' } });
   private readonly diff: DiffView;
+  /** The banner and the Findings / Tool pairs tabs, whose heights would otherwise resize the diff between them. */
+  private readonly steady: readonly SteadyHeight[];
   /** When the last host message arrived (performance.now()), for the bench. */
   private receivedAt = 0;
   /** The steps the timeline shows (the same array while stepping through one transcript view). */
   private timelineSteps: TranscriptView['steps'] | undefined;
   /** Work left for after the next paint, by kind (`afterPaint`). */
-  private readonly deferred = new Map<'pairs' | 'timeline', () => void>();
+  private readonly deferred = new Map<'pairs' | 'timeline' | 'heights', () => void>();
   /** What the Findings tab lists: the step's findings (as JSON), the window's, and their total. */
   private findingsShown: { readonly step: string; readonly window: readonly FindingView[]; readonly total: number } | undefined;
   /** How the step being shown was sent, as splices of the texts shown before (a `stepEdit`). */
@@ -71,18 +73,21 @@ class Inspector {
     followTheme();
     root.tabIndex = -1;
     const diffHost = el('div', { className: 'pl-diff' });
+    const bottom = this.bottom();
+    this.steady = [new SteadyHeight(this.bannerSlot), new SteadyHeight(bottom)];
     root.append(
       el('header', { className: 'pl-header' }, this.bannerSlot),
       this.toolbar(),
       this.notice,
       this.columns,
       diffHost,
-      this.bottom(),
+      bottom,
     );
     this.diff = new DiffView(diffHost);
     window.addEventListener('message', (event) => isHostMessage(event.data) && this.receive(event.data));
     document.addEventListener('keydown', (event) => this.onKey(event), true);
     window.addEventListener('focus', () => this.takeFocus());
+    window.addEventListener('resize', () => this.steady.forEach((s) => s.reset()));
     this.takeFocus();
     this.post({ type: 'ready', protocol: PROTOCOL_VERSION, ...(this.state.step ? { restoredStep: this.state.step } : {}) });
   }
@@ -224,6 +229,8 @@ class Inspector {
       el('div', { text: `Consumed prefix as the model saw it · step ${detail.step.index}, before` }),
       el('div', { text: previewing && detail.fix ? `Planned fix: ${detail.fix.title} (preview)` : `Proposed rewrite · ${detail.step.source}` }),
     );
+    // Measured before the Tool pairs list is built (the page's layout is still the painted one).
+    this.afterPaint('heights', () => this.steady.forEach((s) => s.keep()));
     // The Tool pairs tab lists up to 300 of the step's ~10k pairs: built once the step is painted.
     this.afterPaint('pairs', () => this.listPairs(pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id))));
     const tokenText = tokens === undefined ? '' : ` · token ${number(tokens)}`;
@@ -259,7 +266,7 @@ class Inspector {
    * Runs `work` when the browser is idle after the frame showing the current step (at most 100 ms
    * later); a later `work` of the same kind replaces it.
    */
-  private afterPaint(kind: 'pairs' | 'timeline', work: () => void): void {
+  private afterPaint(kind: 'pairs' | 'timeline' | 'heights', work: () => void): void {
     if (this.deferred.size === 0) {
       requestAnimationFrame(() =>
         requestIdleCallback(
@@ -285,6 +292,7 @@ class Inspector {
   private switchFile(file: string | undefined): void {
     this.saveState({ ...(file === undefined ? {} : { file }), ...(this.state.follow ? { follow: true } : {}) });
     this.diff.selectPair(undefined);
+    this.steady.forEach((s) => s.reset());
   }
 
   /** No step to show: no banner, no fix controls, an empty diff. */

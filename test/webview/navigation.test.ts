@@ -1,7 +1,8 @@
 /**
  * Navigating the inspector without the mouse and in a narrow panel: its keys
  * work as soon as it is shown, and a 400 px split gets an inline diff and a
- * banner whose reasons wrap instead of being clipped.
+ * banner whose reasons wrap instead of being clipped; stepping does not move
+ * or resize the diff.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -62,6 +63,30 @@ test('at a 400 px panel the diff is inline and every banner reason wraps, none c
   assert.ok((await page.locator('.editor.modified .view-line').count()) > 0, 'the inline diff shows text');
   await page.keyboard.press(']');
   await waitReady(page, 2);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('stepping leaves the diff where it is: a step with fewer reasons and findings keeps the banner and the tabs their height', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(incidentReport()));
+  // The frame showing the step is painted, and the work the panel leaves for the idle time after it is done.
+  const settled = async (step: number) => {
+    await waitReady(page, step);
+    await page.waitForFunction(() => Boolean(document.body.dataset.paintMs));
+    await page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => requestAnimationFrame(resolve))));
+  };
+  const diffBox = () => page.locator('.pl-diff').evaluate((e) => JSON.stringify(e.getBoundingClientRect()));
+  const counts = () => page.evaluate(() => [document.querySelectorAll('.pl-reasons li').length, document.querySelectorAll('.pl-findings li').length]);
+  await settled(1);
+  const first = { box: await diffBox(), counts: await counts() };
+  await page.keyboard.press(']');
+  await settled(2);
+  const [reasons, findings] = await counts();
+  assert.ok(reasons! < first.counts[0]! && findings! < first.counts[1]!, `step 2 has fewer reasons and findings than step 1 (${reasons}, ${findings} < ${first.counts})`);
+  assert.equal(await diffBox(), first.box, 'step 2: the diff keeps its place and size');
+  await page.keyboard.press('[');
+  await settled(1);
+  assert.equal(await diffBox(), first.box, 'back at step 1');
   assert.deepEqual(errors, []);
   await page.context().close();
 });
