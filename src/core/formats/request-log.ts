@@ -27,6 +27,7 @@ import { finding } from '../findings';
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import { parseJson, unsliced } from '../json/parse';
 import { asObject, asString, prop, propString, rangeOf } from '../json/nodes';
+import { compactBlocks } from './compact-blocks';
 import { carryMessages, carrySpans, exactWindow, isShallow, withExact, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message } from '../model';
 import { lineSlice, type SourceLine, type SourceRange } from '../text';
@@ -219,6 +220,8 @@ function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec, 
   const copies = carried && carriedCopies(carried.from, count, line.base, rangeOf(carried.array));
   const firstRead = (from: CarrySource) => (count === from.items.length ? from.items : from.items.slice(0, count));
   const read = carrier.readRequest(body, carried && firstReadings ? firstRead(carried.from) : (copies?.() ?? []));
+  // Its messages are carried for the rest of the log: their blocks kept compact (a check that keeps no windows).
+  if (firstReadings) compactBlocks(read.items, count, (start, end) => lineSlice(line.source, start - line.source.offset, end - line.source.offset));
   const spans = carrySpans(carried?.from, count, read.items, line.base, (offset) => lineSlice(line.source, offset - line.source.offset).charCodeAt(0));
   // Its line, unless the text lost a byte order mark (then it is not what the next line was compared with).
   const source = line.base === line.source.offset ? line.source : undefined;
