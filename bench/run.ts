@@ -39,13 +39,15 @@ const TIMING_RUNS = 3;
 /** No further timing run once a measurement has used this much time (keeps the bench to a few minutes). */
 const TIMING_BUDGET_MS = 20_000;
 const MB = 1024 * 1024;
+/** Requests of the memory probe's warm-up logs. */
+const WARM_UP_REQUESTS = 20;
 /** The entries this benchmark owns in bench/results.json (stale ones are dropped on each run). */
 const OWN_PREFIXES = ['request-log.', 'guard-10k.', 'live.', 'follow.', 'hostile.'];
 
 type Measured = Record<string, unknown>;
 
-function measure(mode: string, file?: string, flags: string[] = []): Measured {
-  const args = ['--import', 'tsx', '--max-old-space-size=4096', ...flags, path.join('bench', 'measure.ts'), mode, ...(file ? [file] : [])];
+function measure(mode: string, file?: string, flags: string[] = [], more: string[] = []): Measured {
+  const args = ['--import', 'tsx', '--max-old-space-size=4096', ...flags, path.join('bench', 'measure.ts'), mode, ...(file ? [file] : []), ...more];
   const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * MB, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out) as Measured;
 }
@@ -71,6 +73,11 @@ const FORMAT_LOGS: readonly { readonly format: LogFormat; readonly file: string;
   { format: 'openai-chat', file: path.join(DATA, 'openai-chat-log.jsonl'), options: { ...DEFAULT_LOG, format: 'openai-chat' } },
   { format: 'openai-responses', file: path.join(DATA, 'openai-responses-log.jsonl'), options: { ...DEFAULT_LOG, format: 'openai-responses', requests: 700 } },
 ];
+
+/** The memory probe's warm-up log of a format: its first 20 requests (lines of 4-8 KB), checked before the heap in use is taken (bench/memory-probe.ts). */
+function warmUpLog(log: (typeof FORMAT_LOGS)[number]): { file: string; options: GenerateOptions } {
+  return { file: log.file.replace(/\.jsonl$/, '-warm-up.jsonl'), options: { ...log.options, requests: WARM_UP_REQUESTS } };
+}
 
 /** A log, regenerated only when missing or generated with other options. */
 function ensureLog(log: { file: string; options: GenerateOptions }): GeneratedLog {
@@ -136,7 +143,7 @@ function formatResults(log: (typeof FORMAT_LOGS)[number]): BenchResult[] {
   const floor = bestOf([path.join(ROOT, 'bench', 'floor.cjs'), log.file]);
   const cli = bestOf([CLI, 'check', '--json', log.file]);
   const check = measure('check', log.file);
-  const memory = measure('memory', log.file, ['--expose-gc']);
+  const memory = measure('memory', log.file, ['--expose-gc'], [ensureLog(warmUpLog(log)).file]);
   process.stdout.write(
     `${log.format} log: ${facts.lines} requests, ${(facts.bytes / MB).toFixed(1)} MB, largest line ${(facts.largestLineBytes / 1024).toFixed(0)} KiB, ` +
       `${facts.toolPairs} tool pairs; engine: format ${String(check.format)}, ${String(check.steps)} steps ${JSON.stringify(check.decisions)}, ${String(check.findings)} findings\n`,
@@ -149,6 +156,8 @@ function formatResults(log: (typeof FORMAT_LOGS)[number]): BenchResult[] {
     result(`${name}.cli-wall`, cli.wallMs, 'ms', floor.wallMs),
     result(`${name}.cli-peak-rss`, cli.peakRss / MB, 'MB', floor.peakRss / MB),
     result(`${name}.peak-live-heap`, (memory.peakHeap as number) / MB, 'MB', largestMb),
+    result(`${name}.live-heap-constant`, (memory.constantHeap as number) / MB, 'MB'),
+    result(`${name}.peak-live-heap-with-constant`, ((memory.peakHeap as number) + (memory.constantHeap as number)) / MB, 'MB', largestMb),
   ];
 }
 
