@@ -3,7 +3,7 @@
  * checks on every window, judge every rewrite step, and collect one report.
  * Also compares two snapshots of the same session (`checkAgainst`).
  */
-import type { CheckOptions, ReadStop, Report, StepReport } from './results';
+import type { BoundaryPosition, CheckOptions, ReadStop, Report, StepReport } from './results';
 import { createEngineContext, pairsOf, type EngineContext } from './context';
 import { finding, findingKey, type Finding, type RuleId, type StepVerdict } from './findings';
 import { adapterFor, detectFormat, unreadFormat } from './formats/registry';
@@ -125,19 +125,24 @@ function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
   }
   run.tally.addStep(rewrite.before, rewrite.after);
   for (const f of verdict.findings) report(run, { ...f, step: index });
-  run.steps.push({
-    index,
-    decision: verdict.decision,
-    source: rewrite.source,
-    applied: rewrite.applied,
-    rules: [...new Set(verdict.findings.map((f) => f.rule))],
-    ...(rewrite.range && { range: rewrite.range }),
-    ...(rewrite.thread !== undefined && { thread: rewrite.thread }),
-    boundary: boundaryPosition(rewrite.before, run.context),
-    cacheImpact: verdict.cacheImpact,
-    ...(run.options.keepRewrites && { rewrite }),
-  });
+  run.steps.push(stepReport(index, verdict, rewrite, boundaryPosition(rewrite.before, run.context), run.options.keepRewrites === true));
   return verdict;
+}
+
+/** The rules of a step without findings: one array for all of them. */
+const NO_RULES: readonly RuleId[] = Object.freeze([]);
+
+/**
+ * A step's report. The usual one (a line's range, no thread, no rewrite kept)
+ * is one literal: one hidden class, its fields in the object, no array of its
+ * own when it has no findings (a report holds one per request of a log).
+ */
+function stepReport(index: number, verdict: StepVerdict, rewrite: Rewrite, boundary: BoundaryPosition, keep: boolean): StepReport {
+  const { decision, cacheImpact } = verdict;
+  const { source, applied, range, thread } = rewrite;
+  const rules = verdict.findings.length === 0 ? NO_RULES : [...new Set(verdict.findings.map((f) => f.rule))];
+  if (range && thread === undefined && !keep) return { index, decision, source, applied, rules, range, boundary, cacheImpact };
+  return { index, decision, source, applied, rules, ...(range && { range }), ...(thread !== undefined && { thread }), boundary, cacheImpact, ...(keep && { rewrite }) };
 }
 
 export function onEvent(run: Run, event: TranscriptEvent, usage: UsageScanner): void {
