@@ -17,37 +17,31 @@ import { geminiAdapter } from '../../src/core/formats/gemini';
 import { openaiChatAdapter } from '../../src/core/formats/openai-chat';
 import { openaiResponsesAdapter } from '../../src/core/formats/openai-responses';
 import { inputFromText } from '../../src/core/io';
+import type { SourceLine } from '../../src/core/text';
 import type { FormatAdapter, TranscriptInput } from '../../src/core/transcript';
 import { UsageScanner, type LogFacts } from '../../src/core/usage';
+
+/** The log's lines, each shown to `usage` as it is read. */
+function* observed(text: string, usage: UsageScanner): Generator<SourceLine> {
+  for (const line of inputFromText('log.jsonl', text).lines()) {
+    usage.observe(line);
+    yield line;
+  }
+}
 
 /** The scanner fed every line, with the adapter reading them and telling it what it parsed. */
 function withReader(adapter: FormatAdapter, text: string): { facts: LogFacts; told: number } {
   const usage = new UsageScanner(adapter.id);
-  const input = inputFromText('log.jsonl', text);
   let told = 0;
-  const tracked: TranscriptInput = {
-    file: input.file,
-    text: () => input.text(),
-    bytes: () => input.bytes(),
-    *lines() {
-      for (const line of input.lines()) {
-        usage.observe(line);
-        yield line;
-      }
-    },
-    parsed: (line, node, shared) => {
-      told++;
-      usage.parsed(line, node, shared);
-    },
-  };
-  for (const _ of adapter.read(tracked));
+  const parsed: TranscriptInput['parsed'] = (line, node, shared) => (told++, usage.parsed(line, node, shared));
+  for (const _ of adapter.read({ ...inputFromText('log.jsonl', text), lines: () => observed(text, usage), parsed }));
   return { facts: usage.facts(), told };
 }
 
 /** The scanner alone: `JSON.parse` of each line that names usage. */
 function alone(adapter: FormatAdapter, text: string): LogFacts {
   const usage = new UsageScanner(adapter.id);
-  for (const line of inputFromText('log.jsonl', text).lines()) usage.observe(line);
+  for (const _ of observed(text, usage));
   return usage.facts();
 }
 
