@@ -7,7 +7,7 @@
 import * as monaco from './monaco';
 import type { PaneText, StepDetail } from '../src/shared/protocol';
 import { type KnownEnds, LOCAL_DIFF } from './diff-provider';
-import { Folds } from './fold';
+import { Folds, LongLines } from './fold';
 import { Pane, type Splice } from './pane';
 import { editorFont, THEME } from './theme';
 
@@ -48,6 +48,7 @@ export class DiffView {
   readonly before: Pane;
   readonly after: Pane;
   private readonly folds: Folds;
+  private readonly longLines = new LongLines();
   private hovered: string | undefined;
   private pinned: string | undefined;
   /** Counts shows and clears: a diff computed for an older show marks and folds nothing. */
@@ -123,7 +124,7 @@ export class DiffView {
     deferDecorationEvents(this.before.model, () =>
       deferDecorationEvents(this.after.model, () => {
         this.markViolations(content.before);
-        this.folds.apply(this.diff.getLineChanges() ?? [], content.before.text);
+        this.folds.apply(this.diff.getLineChanges() ?? [], this.longLines.of(content.before.text, this.before.model, content.splices?.before));
         this.revealFirstChange();
         for (const pane of [this.before, this.after]) pane.decorateVisible();
       }),
@@ -175,6 +176,7 @@ export class DiffView {
     this.generation++;
     this.hovered = this.pinned = undefined;
     this.folds.reset();
+    this.longLines.reset();
     const empty: PaneText = { text: '', boundaryOffset: 0, boundaryMessages: 0, messageCount: 0, segments: [] };
     this.before.show(empty, '');
     this.after.show(empty, '');

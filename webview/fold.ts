@@ -8,6 +8,7 @@
  */
 import * as monaco from './monaco';
 import { el } from './dom';
+import type { Splice } from './pane';
 
 /** Unchanged lines at least this long (characters) fold. */
 export const FOLD_CHARS = 2_000;
@@ -33,18 +34,25 @@ interface Fold {
   readonly zones: [string | undefined, string | undefined];
 }
 
-/** Pairs of unchanged lines (original, modified) from the diff's line changes, in order, whose original line `keep` accepts. */
+/**
+ * Pairs of unchanged lines (original, modified) from the diff's line changes, in order, whose original
+ * line is one of `keep` (ascending): only those lines are visited, not every line between the changes.
+ */
 export function unchangedLines(
   changes: readonly monaco.editor.ILineChange[],
   originalCount: number,
   modifiedCount: number,
-  keep: (original: number) => boolean = () => true,
+  keep: readonly number[],
 ): [number, number][] {
   const pairs: [number, number][] = [];
   let o = 1;
   let m = 1;
+  let next = 0;
+  // The lines from `o` and `m` on, paired while both sides last.
   const run = (originalEnd: number, modifiedEnd: number) => {
-    for (; o <= originalEnd && m <= modifiedEnd; o++, m++) if (keep(o)) pairs.push([o, m]);
+    const last = Math.min(originalEnd, o + (modifiedEnd - m));
+    while (next < keep.length && keep[next]! < o) next++;
+    for (; next < keep.length && keep[next]! <= last; next++) pairs.push([keep[next]!, m + (keep[next]! - o)]);
   };
   for (const c of changes) {
     const inserted = c.originalEndLineNumber === 0;
@@ -59,21 +67,63 @@ export function unchangedLines(
 }
 
 /**
- * The lines of `text` at least `FOLD_CHARS` long (1-based), found with `indexOf` on the string the
- * model was given: a fraction of asking the model each line's length (25k lookups per step). Undefined
- * when the model may split lines elsewhere (a `\r`) or counts other lines than `lineCount`.
+ * The lines of `text` at least `FOLD_CHARS` long (1-based, ascending), found with `indexOf` on the string
+ * the model was given: a fraction of asking the model each line's length (25k lookups per step).
+ * Undefined when the model may split lines elsewhere (a `\r`) or counts other lines than `lineCount`.
  */
-export function longLines(text: string, lineCount: number): Set<number> | undefined {
+export function longLines(text: string, lineCount: number): number[] | undefined {
   if (text.includes('\r')) return undefined;
-  const lines = new Set<number>();
+  const lines: number[] = [];
   let start = 0;
   let line = 1;
   for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start), line++) {
-    if (end - start >= FOLD_CHARS) lines.add(line);
+    if (end - start >= FOLD_CHARS) lines.push(line);
     start = end + 1;
   }
-  if (text.length - start >= FOLD_CHARS) lines.add(line);
+  if (text.length - start >= FOLD_CHARS) lines.push(line);
   return line === lineCount ? lines : undefined;
+}
+
+function newlines(text: string, from = 0, to = text.length): number {
+  let count = 0;
+  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/**
+ * The left side's long lines, kept from step to step: a text sent as a splice of the one scanned before
+ * is scanned only where the splice changed it (an append: its last lines), the lines after it renumbered.
+ */
+export class LongLines {
+  private scanned: { readonly text: string; readonly lines: readonly number[]; readonly lineCount: number } | undefined;
+
+  /** The long lines of `text`, which `model` holds (sent as `sent`, when it was a splice); undefined as `longLines`. */
+  of(text: string, model: monaco.editor.ITextModel, sent?: Splice): readonly number[] | undefined {
+    const lineCount = model.getLineCount();
+    if (this.scanned?.text === text) return this.scanned.lines;
+    const lines = (sent && this.spliced(sent, model, lineCount)) ?? longLines(text, lineCount);
+    this.scanned = lines && { text, lines, lineCount };
+    return lines;
+  }
+
+  reset(): void {
+    this.scanned = undefined;
+  }
+
+  private spliced(sent: Splice, model: monaco.editor.ITextModel, lineCount: number): number[] | undefined {
+    const scanned = this.scanned;
+    const { start, end, text } = sent.splice;
+    if (!scanned || scanned.text !== sent.base || text.includes('\r')) return undefined;
+    const removed = newlines(sent.base, start, end);
+    const added = newlines(text);
+    if (scanned.lineCount + added - removed !== lineCount) return undefined;
+    // The splice's lines: from the one it starts in (the same line number before and after) to the one it ends in.
+    const first = model.getPositionAt(start).lineNumber;
+    const lines = scanned.lines.filter((l) => l < first);
+    for (let l = first; l <= first + added; l++) if (model.getLineLength(l) >= FOLD_CHARS) lines.push(l);
+    for (const l of scanned.lines) if (l > first + removed) lines.push(l + added - removed);
+    return lines;
+  }
 }
 
 /** "28.1 KB" for a line's UTF-8 size. */
@@ -110,15 +160,16 @@ export class Folds {
   /**
    * Folds every long unchanged line of the step just shown (after its diff is computed), in place of
    * the previous step's folds. Lines hidden before and still folded stay hidden (no re-layout).
+   * `long`: the left side's long lines (`LongLines`), undefined to ask the model each line's length.
    */
-  apply(changes: readonly monaco.editor.ILineChange[], originalText: string): void {
+  apply(changes: readonly monaco.editor.ILineChange[], long: readonly number[] | undefined): void {
     const originalModel = this.original.getModel();
     const modifiedModel = this.modified.getModel();
     if (!originalModel || !modifiedModel) return;
-    const found = longLines(originalText, originalModel.getLineCount());
-    const long = found ? (line: number) => found.has(line) : (line: number) => originalModel.getLineLength(line) >= FOLD_CHARS;
-    // No long line (most windows of short messages): no walk over every line pair.
-    const lines = found?.size === 0 ? [] : unchangedLines(changes, originalModel.getLineCount(), modifiedModel.getLineCount(), long);
+    const count = originalModel.getLineCount();
+    const keep = long ?? Array.from({ length: count }, (_, i) => i + 1).filter((line) => originalModel.getLineLength(line) >= FOLD_CHARS);
+    // No long line (most windows of short messages): nothing to pair.
+    const lines = keep.length === 0 ? [] : unchangedLines(changes, count, modifiedModel.getLineCount(), keep);
     if (lines.length === 0 && this.folds.length === 0) return;
     for (const fold of this.folds.splice(0)) this.removeBadges(fold);
     for (const [o, m] of lines) {

@@ -5,7 +5,8 @@
  * edits; after each, both models must hold exactly the step's full texts.
  * The transcripts chain appends, deep edits (a message's text, a tool input,
  * multi-line and astral text), compactions (pairs dropped whole, a summary in
- * their place) and long blocks that fold.
+ * their place) and long blocks that fold; the lines folded after each step are
+ * those a scan of the whole text finds (the panel scans only what a splice changed).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -84,6 +85,25 @@ function modelTexts(page: Page): Promise<{ before: string; after: string }> {
   });
 }
 
+/** The diff's line changes: the left side's changed lines (first, last; none for lines inserted). */
+function lineChanges(page: Page): Promise<[number, number][]> {
+  return page.evaluate(() => {
+    const monaco = (window as unknown as { monaco: { editor: { getDiffEditors(): { getLineChanges(): { originalStartLineNumber: number; originalEndLineNumber: number }[] | null }[] } } }).monaco;
+    return (monaco.editor.getDiffEditors()[0]!.getLineChanges() ?? []).map((c) => [c.originalStartLineNumber, c.originalEndLineNumber] as [number, number]);
+  });
+}
+
+/** The left side's lines folded behind a badge. */
+function foldedLines(page: Page): Promise<number[]> {
+  return page.locator('.editor.original .pl-fold').evaluateAll((badges) => badges.map((b) => Number((b as HTMLElement).dataset.line)).sort((a, b) => a - b));
+}
+
+/** What folds, from the whole text: every line of at least 2,000 characters (FOLD_CHARS) that no change touches. */
+function expectedFolds(text: string, changes: readonly [number, number][]): number[] {
+  const changed = (line: number) => changes.some(([first, last]) => last > 0 && first <= line && line <= last);
+  return text.split('\n').flatMap((line, i) => (line.length >= 2_000 && !changed(i + 1) ? [i + 1] : []));
+}
+
 async function walk(seed: number, moves: number): Promise<void> {
   const steps = 8;
   const fixture: Fixture = fixtureOf(randomReport(seed, steps), 'light', ENGINE, 1);
@@ -104,6 +124,7 @@ async function walk(seed: number, moves: number): Promise<void> {
     const detail = fixture.details[at]!;
     assert.equal(shown.before, detail.before.text, `seed ${seed}, move ${move}: step ${at}'s consumed prefix`);
     assert.equal(shown.after, detail.after.text, `seed ${seed}, move ${move}: step ${at}'s rewrite`);
+    assert.deepEqual(await foldedLines(page), expectedFolds(detail.before.text, await lineChanges(page)), `seed ${seed}, move ${move}: step ${at}'s folds`);
     folded = Math.max(folded, await page.evaluate(() => Number(document.body.dataset.folds ?? '0')));
   }
   assert.ok(folded > 0, `seed ${seed}: some steps fold their long unchanged lines (kept hidden across splices)`);
