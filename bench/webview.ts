@@ -225,66 +225,81 @@ function buildShipped(): void {
   execFileSync(process.execPath, ['esbuild.js', '--production'], { cwd: ROOT, stdio: 'inherit' });
 }
 
+/** What the runs measured, each a value (or a few) a run. */
+class Runs {
+  readonly baseline: number[] = [];
+  readonly tti: number[] = [];
+  readonly render: number[] = [];
+  readonly append = new StepSeries();
+  readonly jump = new StepSeries();
+  readonly other = new StepSeries();
+  readonly appendWork: number[] = [];
+  readonly jumpWork: number[] = [];
+  readonly plain: number[] = [];
+  readonly plainPaint: number[] = [];
+  readonly plainCpu: number[] = [];
+}
+
+/** One run: the empty and plain pages, then the panel's load and step changes on the large report. */
+async function measureRun(harness: Harness, empty: Fixture, large: Fixture, runs: Runs): Promise<void> {
+  const { baseline, tti, render, append, jump, other, appendWork, jumpWork, plain, plainPaint, plainCpu } = runs;
+  const e = await load(harness, empty);
+  baseline.push(e.tti);
+  await e.page.context().close();
+  plain.push(await plainLoad(harness, large));
+  const floor = await plainAppend(harness, large, 2);
+  plainPaint.push(...floor.paint);
+  plainCpu.push(...floor.cpu);
+  const l = await load(harness, opening(large));
+  tti.push(l.tti);
+  render.push(l.render);
+  // The window's steps: 1 a compaction, 2 an append (its change at the end, far from step 1's), 3 the next append.
+  jump.add(await stepChange(l.page, ']', 2));
+  append.add(await stepChange(l.page, ']', 3));
+  await stepChange(l.page, '[', 2);
+  other.add(await stepChange(l.page, '[', 1));
+  jump.add(await stepChange(l.page, ']', 2));
+  append.add(await stepChange(l.page, ']', 3));
+  // The same two steps again, traced for their CPU time (tracing slows the page: not timed above).
+  await stepChange(l.page, '[', 2);
+  await stepChange(l.page, '[', 1);
+  jumpWork.push(await stepWork(harness, l.page, ']', 2));
+  appendWork.push(await stepWork(harness, l.page, ']', 3));
+  await l.page.context().close();
+}
+
+/** The bench's entries from what the runs measured (each the best run). */
+function resultsOf(runs: Runs): BenchResult[] {
+  const { baseline, tti, render, append, jump, other, appendWork, jumpWork, plain, plainPaint, plainCpu } = runs;
+  const emptyLoad = best(baseline);
+  return [
+    result('inspector.tti-10k', best(tti), 'ms', emptyLoad),
+    result('inspector.step-change-10k', best(append.wall), 'ms', emptyLoad),
+    result('inspector.render-10k', best(render), 'ms', emptyLoad),
+    result('inspector.step-other-10k', best(other.wall), 'ms', emptyLoad),
+    result('inspector.tti-10k-vs-plain-page', best(tti), 'ms', best(plain)),
+    result('inspector.render-append-step-10k', best(append.render), 'ms', emptyLoad),
+    result('inspector.render-other-step-10k', best(other.render), 'ms', emptyLoad),
+    result('inspector.paint-append-step-10k', best(append.paint), 'ms', APPEND_STEP_TARGET),
+    result('inspector.paint-other-step-10k', best(other.paint), 'ms', OTHER_STEP_TARGET),
+    result('inspector.render-append-after-compaction-10k', best(jump.render), 'ms', emptyLoad),
+    result('inspector.paint-append-after-compaction-10k', best(jump.paint), 'ms', APPEND_STEP_TARGET),
+    result('inspector.cpu-append-step-10k', best(appendWork), 'ms', APPEND_STEP_TARGET),
+    result('inspector.cpu-append-after-compaction-10k', best(jumpWork), 'ms', APPEND_STEP_TARGET),
+    result('inspector.paint-append-step-10k-vs-plain-append', best(append.paint), 'ms', best(plainPaint)),
+    result('inspector.cpu-append-step-10k-vs-plain-append', best(appendWork), 'ms', best(plainCpu)),
+  ];
+}
+
 export async function benchWebview(): Promise<BenchResult[]> {
   buildShipped();
   const harness = await startHarness();
   try {
     const empty = fixtureOf(emptyReport());
     const large = fixtureOf(largeReport(MESSAGES));
-    const baseline: number[] = [];
-    const tti: number[] = [];
-    const render: number[] = [];
-    const append = new StepSeries();
-    const jump = new StepSeries();
-    const other = new StepSeries();
-    const appendWork: number[] = [];
-    const jumpWork: number[] = [];
-    const plain: number[] = [];
-    const plainPaint: number[] = [];
-    const plainCpu: number[] = [];
-    for (let run = 0; run < RUNS; run++) {
-      const e = await load(harness, empty);
-      baseline.push(e.tti);
-      await e.page.context().close();
-      plain.push(await plainLoad(harness, large));
-      const floor = await plainAppend(harness, large, 2);
-      plainPaint.push(...floor.paint);
-      plainCpu.push(...floor.cpu);
-      const l = await load(harness, opening(large));
-      tti.push(l.tti);
-      render.push(l.render);
-      // The window's steps: 1 a compaction, 2 an append (its change at the end, far from step 1's), 3 the next append.
-      jump.add(await stepChange(l.page, ']', 2));
-      append.add(await stepChange(l.page, ']', 3));
-      await stepChange(l.page, '[', 2);
-      other.add(await stepChange(l.page, '[', 1));
-      jump.add(await stepChange(l.page, ']', 2));
-      append.add(await stepChange(l.page, ']', 3));
-      // The same two steps again, traced for their CPU time (tracing slows the page: not timed above).
-      await stepChange(l.page, '[', 2);
-      await stepChange(l.page, '[', 1);
-      jumpWork.push(await stepWork(harness, l.page, ']', 2));
-      appendWork.push(await stepWork(harness, l.page, ']', 3));
-      await l.page.context().close();
-    }
-    const emptyLoad = best(baseline);
-    return [
-      result('inspector.tti-10k', best(tti), 'ms', emptyLoad),
-      result('inspector.step-change-10k', best(append.wall), 'ms', emptyLoad),
-      result('inspector.render-10k', best(render), 'ms', emptyLoad),
-      result('inspector.step-other-10k', best(other.wall), 'ms', emptyLoad),
-      result('inspector.tti-10k-vs-plain-page', best(tti), 'ms', best(plain)),
-      result('inspector.render-append-step-10k', best(append.render), 'ms', emptyLoad),
-      result('inspector.render-other-step-10k', best(other.render), 'ms', emptyLoad),
-      result('inspector.paint-append-step-10k', best(append.paint), 'ms', APPEND_STEP_TARGET),
-      result('inspector.paint-other-step-10k', best(other.paint), 'ms', OTHER_STEP_TARGET),
-      result('inspector.render-append-after-compaction-10k', best(jump.render), 'ms', emptyLoad),
-      result('inspector.paint-append-after-compaction-10k', best(jump.paint), 'ms', APPEND_STEP_TARGET),
-      result('inspector.cpu-append-step-10k', best(appendWork), 'ms', APPEND_STEP_TARGET),
-      result('inspector.cpu-append-after-compaction-10k', best(jumpWork), 'ms', APPEND_STEP_TARGET),
-      result('inspector.paint-append-step-10k-vs-plain-append', best(append.paint), 'ms', best(plainPaint)),
-      result('inspector.cpu-append-step-10k-vs-plain-append', best(appendWork), 'ms', best(plainCpu)),
-    ];
+    const runs = new Runs();
+    for (let run = 0; run < RUNS; run++) await measureRun(harness, empty, large, runs);
+    return resultsOf(runs);
   } finally {
     await harness.close();
   }
