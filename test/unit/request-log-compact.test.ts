@@ -16,6 +16,7 @@ import { describe, it } from 'node:test';
 import { generateLog, type LogFormat } from '../../bench/generate';
 import { checkTranscript, checkTranscriptWith } from '../../src/core/check';
 import { anthropicCodec } from '../../src/core/formats/anthropic';
+import { carrySpans } from '../../src/core/formats/carry';
 import { compactBlocks } from '../../src/core/formats/compact-blocks';
 import { openaiChatCodec } from '../../src/core/formats/openai-chat';
 import { openaiResponsesCodec } from '../../src/core/formats/openai-responses';
@@ -23,7 +24,7 @@ import { readRequestLog, type ProviderCodec } from '../../src/core/formats/reque
 import { inputFromText } from '../../src/core/io';
 import type { Finding } from '../../src/core/findings';
 import { parseJson, type JsonObject } from '../../src/core/json/parse';
-import type { Block } from '../../src/core/model';
+import type { Block, Message } from '../../src/core/model';
 import type { FormatAdapter } from '../../src/core/transcript';
 
 type Json = Record<string, unknown>;
@@ -156,4 +157,21 @@ it('a compact block reads as the block it was made from: payload nodes and range
     assert.ok(copies.some((m) => m.blocks.some((b, i) => b !== items[copies.indexOf(m)]?.blocks[i])), 'blocks made compact');
     assert.deepEqual(copies.map((m) => m.blocks.map(fields)), plain, format);
   }
+});
+
+it("the lines' spans share one buffer, and a second line carrying from the same line (a fork) does not write over the first's", () => {
+  const message = (start: number, end: number): Message => ({ role: 'user', blocks: [], source: { start, end } });
+  const closing = () => 125;
+  const first = carrySpans(undefined, 0, [message(10, 20), message(21, 30)], 0, closing);
+  const source = { text: () => '', base: 0, items: [message(10, 20), message(21, 30)], spans: first };
+  const next = carrySpans(source, 2, [...source.items, message(31, 40)], 0, closing);
+  assert.equal(next.buffer, first.buffer, 'extended in place');
+  const fork = carrySpans(source, 2, [...source.items, message(41, 45)], 0, closing);
+  assert.notEqual(fork.buffer, first.buffer, 'copied');
+  assert.deepEqual([...first], [10, 20, 21, 30]);
+  assert.deepEqual([...next], [10, 20, 21, 30, 31, 40]);
+  assert.deepEqual([...fork], [10, 20, 21, 30, 41, 45]);
+  const fewer = carrySpans({ ...source, items: [...source.items, message(31, 40)], spans: next }, 1, [message(10, 20), message(50, 60)], 0, closing);
+  assert.deepEqual([...fewer], [10, 20, 50, 60]);
+  assert.deepEqual([...next], [10, 20, 21, 30, 31, 40], 'a line carrying fewer elements leaves the longer line its spans');
 });

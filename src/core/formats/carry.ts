@@ -31,7 +31,7 @@ export interface CarrySource {
    * item carried without a copy keeps the range of the line it was first
    * read in: see `EXACT_WINDOW`.)
    */
-  readonly spans: readonly number[];
+  readonly spans: ArrayLike<number>;
   /** Its line in a file, when its text is that line's: the next line may say how much of it it repeats. */
   readonly line?: SourceLine;
   /** Its text before its first element, when known: what a line carrying from it repeats there. */
@@ -45,15 +45,36 @@ const CLOSING = new Set([125 /* } */, 93 /* ] */, 34 /* " */]);
  * The spans of a line's elements: those carried from `from` (the first
  * `count`), then the items read from the line; `charAt` gives the character
  * code at an offset in the file.
+ *
+ * A carried element's span is the same numbers in every line that carries it,
+ * so the spans of a log's lines are views of one buffer, each line's its first
+ * entries: a line that carries all of the line before it writes its own after
+ * them, in place (the buffer's first number says how many it holds, so a line
+ * carrying from an older one, or a fork, copies instead of writing over what
+ * a later line holds).
  */
-export function carrySpans(from: CarrySource | undefined, count: number, items: readonly Message[], base: number, charAt: (offset: number) => number): readonly number[] {
-  const spans: number[] = [];
-  for (let k = count; k < items.length; k++) {
+export function carrySpans(from: CarrySource | undefined, count: number, items: readonly Message[], base: number, charAt: (offset: number) => number): Int32Array {
+  const kept = from ? 2 * count : 0;
+  const length = kept + 2 * (items.length - count);
+  const data = spanBuffer(from?.spans, kept, length);
+  for (let k = count, at = kept + 1; k < items.length; k++, at += 2) {
     const range = items[k]?.source;
-    spans.push(range ? range.start - base : -1, range && CLOSING.has(charAt(range.end - 1)) ? range.end - base : -1);
+    data[at] = range ? range.start - base : -1;
+    data[at + 1] = range && CLOSING.has(charAt(range.end - 1)) ? range.end - base : -1;
   }
-  if (!from) return spans;
-  return (2 * count === from.spans.length ? from.spans : from.spans.slice(0, 2 * count)).concat(spans);
+  data[0] = length;
+  return new Int32Array(data.buffer, 4, length);
+}
+
+/** The buffer (used length first) a line's spans are written to: `before`'s own when its first `kept` are all it holds and all its buffer holds, else a copy of them. */
+function spanBuffer(before: ArrayLike<number> | undefined, kept: number, length: number): Int32Array {
+  if (before instanceof Int32Array && before.byteOffset === 4 && kept === before.length) {
+    const data = new Int32Array(before.buffer);
+    if (data[0] === kept && data.length > length) return data;
+  }
+  const data = new Int32Array(Math.max(16, 2 * length + 1));
+  for (let i = 0; i < kept; i++) data[i + 1] = (before as ArrayLike<number>)[i] as number;
+  return data;
 }
 
 /**

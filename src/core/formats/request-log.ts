@@ -316,7 +316,7 @@ function failed(status: JsonNode | undefined): boolean {
 }
 
 /** The text of a line before its first element (copied: it outlives the line), when it has elements. */
-function textBeforeItems(text: () => string, spans: readonly number[]): string | undefined {
+function textBeforeItems(text: () => string, spans: ArrayLike<number>): string | undefined {
   const first = spans[0];
   return first === undefined || first < 0 ? undefined : unsliced(text().slice(0, first));
 }
