@@ -55,6 +55,23 @@ function shifted(change: DetailedLineRangeMapping, head: number): DetailedLineRa
   return new DetailedLineRangeMapping(change.original.delta(head), change.modified.delta(head), inner);
 }
 
+/**
+ * The middle's lines and characters below which its diff runs without a time limit (Monaco's
+ * `maxComputationTimeMs: 0`). Monaco's time limit reads the clock in every cell of its dynamic
+ * programming (an append's middle, a few lines of ~100 characters: ~20k cells, half the diff's time);
+ * a middle this small costs at most a few milliseconds whatever it holds.
+ */
+const UNTIMED_LINES = 200;
+const UNTIMED_CHARACTERS = 2000;
+
+/** The diff's time limit: none for a small middle, else the editor's. */
+function timeLimit(originalLines: readonly string[], modifiedLines: readonly string[], options: DiffOptions): number {
+  if (originalLines.length + modifiedLines.length > UNTIMED_LINES) return options.maxComputationTimeMs;
+  let characters = 0;
+  for (const line of [...originalLines, ...modifiedLines]) characters += line.length;
+  return characters <= UNTIMED_CHARACTERS ? 0 : options.maxComputationTimeMs;
+}
+
 /** Equal lines at the start and end of both models, known beforehand for these model versions. */
 export interface KnownEnds {
   readonly head: number;
@@ -73,7 +90,9 @@ function computeDocumentDiff(original: Model, modified: Model, options: DiffOpti
   const tail = Math.max(0, ends.tail - 1);
   const originalEnd = original.getLineCount() - tail;
   const modifiedEnd = modified.getLineCount() - tail;
-  const result = linesDiffComputers.getDefault().computeDiff(lines(original, head + 1, originalEnd), lines(modified, head + 1, modifiedEnd), { ...options, computeMoves: false });
+  const originalLines = lines(original, head + 1, originalEnd);
+  const modifiedLines = lines(modified, head + 1, modifiedEnd);
+  const result = linesDiffComputers.getDefault().computeDiff(originalLines, modifiedLines, { ...options, maxComputationTimeMs: timeLimit(originalLines, modifiedLines, options), computeMoves: false });
   const identical = result.changes.length === 0 && original.getValueLength() === modified.getValueLength();
   return { identical, quitEarly: result.hitTimeout, changes: result.changes.map((c) => shifted(c, head)), moves: [] };
 }

@@ -42,6 +42,19 @@ function cleanliness(view: TranscriptView): string {
   return problems === 0 ? 'See Findings.' : `${number(problems)} problem${problems === 1 ? '' : 's'}: see Findings.`;
 }
 
+/** Work the panel leaves for when the browser is idle after the step's frame, by kind (a later one of a kind replaces the earlier). */
+type AfterPaint = 'pairs' | 'timeline' | 'heights' | 'texts';
+
+/**
+ * A pane text spliced from the step shown before (`applyStepEdit`) is, in V8, a rope of the parts it was
+ * joined from: the first read by position copies it into one string. Unread, that copy (1.4 MB per side
+ * of a 10k-message window, ~0.7 ms each) would fall in the next step's splice, which slices it. Read
+ * once here, when idle after the paint; only the time it is copied changes, never the text.
+ */
+function settle(text: string): void {
+  text.charCodeAt(0);
+}
+
 class Inspector {
   private readonly vscode = acquireVsCodeApi();
   private view: TranscriptView | undefined;
@@ -63,7 +76,7 @@ class Inspector {
   /** The steps the timeline shows (the same array while stepping through one transcript view). */
   private timelineSteps: TranscriptView['steps'] | undefined;
   /** Work left for after the next paint, by kind (`afterPaint`). */
-  private readonly deferred = new Map<'pairs' | 'timeline' | 'heights', () => void>();
+  private readonly deferred = new Map<AfterPaint, () => void>();
   /** What the Findings tab lists: the step's findings (as JSON), the window's, and their total. */
   private findingsShown: { readonly step: string; readonly window: readonly FindingView[]; readonly total: number } | undefined;
   /** How the step being shown was sent, as splices of the texts shown before (a `stepEdit`). */
@@ -231,6 +244,8 @@ class Inspector {
     );
     // Measured before the Tool pairs list is built (the page's layout is still the painted one).
     this.afterPaint('heights', () => this.steady.forEach((s) => s.keep()));
+    // The step's texts, spliced from the last step's, read once when idle (see `settle`), not when the next step splices them.
+    this.afterPaint('texts', () => [detail.before.text, after.text].forEach(settle));
     // The Tool pairs tab lists up to 300 of the step's ~10k pairs: built once the step is painted.
     this.afterPaint('pairs', () => this.listPairs(pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id))));
     const tokenText = tokens === undefined ? '' : ` · token ${number(tokens)}`;
@@ -266,7 +281,7 @@ class Inspector {
    * Runs `work` when the browser is idle after the frame showing the current step (at most 100 ms
    * later); a later `work` of the same kind replaces it.
    */
-  private afterPaint(kind: 'pairs' | 'timeline' | 'heights', work: () => void): void {
+  private afterPaint(kind: AfterPaint, work: () => void): void {
     if (this.deferred.size === 0) {
       requestAnimationFrame(() =>
         requestIdleCallback(

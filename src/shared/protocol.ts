@@ -161,9 +161,14 @@ export interface StepEdit {
   readonly detail: StepDetailSplices;
 }
 
-/** A segment of the tail of a pane moved by `offset` characters and `messages` messages. */
+/**
+ * A segment of the tail of a pane moved by `offset` characters and `messages` messages. Its fields
+ * written out (in the order the views build them), not spread: a compaction's splice moves every
+ * segment after the dropped messages (~6.6k of a 10k-message window) on the step's critical path.
+ */
 export function movedSegment(s: PaneSegment, offset: number, messages: number): PaneSegment {
-  return { ...s, start: s.start + offset, end: s.end + offset, message: s.message + messages };
+  const moved = { start: s.start + offset, end: s.end + offset, message: s.message + messages, callId: s.callId, role: s.role, colour: s.colour, state: s.state };
+  return s.label === undefined ? moved : { ...moved, label: s.label };
 }
 
 function splicePane(base: PaneText, pane: PaneSplice): PaneText | undefined {
@@ -174,8 +179,11 @@ function splicePane(base: PaneText, pane: PaneSplice): PaneText | undefined {
   if (text.length !== length) return undefined;
   const offset = length - base.text.length;
   const messages = pane.messageCount - base.messageCount;
-  const tail = base.segments.slice(base.segments.length - segments.keepTail).map((s) => movedSegment(s, offset, messages));
-  return { ...rest, text, segments: [...base.segments.slice(0, segments.keepHead), ...segments.insert, ...tail] };
+  const kept = base.segments;
+  const spliced = kept.slice(0, segments.keepHead);
+  for (const s of segments.insert) spliced.push(s);
+  for (let i = kept.length - segments.keepTail; i < kept.length; i++) spliced.push(movedSegment(kept[i]!, offset, messages));
+  return { ...rest, text, segments: spliced };
 }
 
 /** The full detail of a `stepEdit`, from the detail of the step it was computed against; undefined when `base` is not that step's. */

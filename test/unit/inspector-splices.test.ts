@@ -11,7 +11,7 @@ import { checkTranscript } from '../../src/core';
 import type { Report } from '../../src/core/results';
 import { renderWindow } from '../../src/core/render';
 import { type InspectorEngine, renderStep, type RenderedStep, stepEdit } from '../../src/extension/inspector/views';
-import { applyStepEdit, isHostMessage, type StepEdit } from '../../src/shared/protocol';
+import { applyStepEdit, isHostMessage, movedSegment, type PaneSegment, type StepEdit } from '../../src/shared/protocol';
 import { hostileReport, incidentReport, largeBlockReport, largeReport } from '../fixtures/inspector/reports';
 import { CORPUS } from '../support/corpus';
 
@@ -120,4 +120,12 @@ test('stepEdit messages are validated in the webview', () => {
   ]) {
     assert.equal(isHostMessage(bad), false, JSON.stringify(bad));
   }
+});
+
+test('a moved segment keeps every field but its place: start, end and message moved, a label kept, none added', () => {
+  const paired: PaneSegment = { start: 10, end: 20, message: 3, callId: 'toolu_1', role: 'call', colour: 2, state: 'paired' };
+  assert.deepEqual(movedSegment(paired, 5, -1), { ...paired, start: 15, end: 25, message: 2 });
+  assert.equal('label' in movedSegment(paired, 5, -1), false);
+  const orphan: PaneSegment = { ...paired, role: 'result', state: 'orphan-result', label: 'no call' };
+  assert.deepEqual(movedSegment(orphan, -4, 2), { ...orphan, start: 6, end: 16, message: 5 });
 });
