@@ -20,7 +20,9 @@
  *   checkpoint before the changed line, tokens counted, windows kept) of the
  *   last / the 150th line of a 20.9 MB, 300-request Anthropic log
  *   (bench/generate.ts), against `checkRequest` of the same edited text (the
- *   full re-check every edit cost before); least of 3 each.
+ *   full re-check every edit cost before); least of 3 each. The edit is one
+ *   change of a word by another of its length, as the editor reports it: the
+ *   requests after the next are kept, not read again (core/follow-reuse.ts).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -185,7 +187,7 @@ function edits(): BenchResult[] {
       const word = text.slice(at, at + 3) === 'the' ? 'our' : 'the';
       text = `${text.slice(0, at)}${word}${text.slice(at + 3)}`;
       texts.push(text);
-      follower.edited(++version, at);
+      follower.edited(++version, at, { from: at, removed: 3, inserted: word });
       const edited = request(text);
       return cpuMs(() => follower.check(edited, version, version));
     });

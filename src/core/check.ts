@@ -80,9 +80,17 @@ export interface Run {
   readonly summary: SummaryMemo;
   /** What the unread-parts counts of a followed file's reports share: set on the forks a report is finished on (follow.ts). */
   readonly unreadMemo?: UnreadMemo;
+  /**
+   * Every finding given to `report` so far, repeats and those past the limit
+   * included (a followed file's run, to report a later reading's findings
+   * again after its own: follow-reuse.ts). Not forked: a fork sets its own.
+   */
+  journal?: Finding[];
 }
 
-function report(run: Run, f: Finding): void {
+/** Reports a finding: once per `findingKey`, at most `maxFindingsPerRule` listed per rule (the rest counted). */
+export function report(run: Run, f: Finding): void {
+  run.journal?.push(f);
   const listed = run.listed.get(f.rule) ?? 0;
   if (listed >= run.limits.maxFindingsPerRule) {
     if (run.reported.has(findingKey(f))) return;
@@ -241,6 +249,7 @@ export function forkRun(run: Run): Run {
     tally: run.tally.fork(),
     threads: run.threads.fork(),
     unread: forkUnreadParts(run.unread),
+    journal: undefined,
   };
 }
 

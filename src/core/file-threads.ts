@@ -16,6 +16,9 @@ import { threadKey, type UsageRecord } from './usage';
 
 export const MAX_KEPT = 64;
 
+/** The most window starts kept (`ThreadTally.threadUsage`). */
+const MAX_STARTS = 100_000;
+
 const MAIN: ThreadInfo = { id: 1, kind: 'main', label: 'main' };
 
 /** A thread at the end of a check: who it is, and its last window's counts. */
@@ -56,7 +59,7 @@ export class ThreadTally {
     entry.counts = undefined;
     this.held.delete(info.id);
     this.held.set(info.id, entry);
-    if (thread && window.source && this.starts.length < 100_000) this.starts.push({ at: window.source.start, thread: thread.id });
+    if (thread && window.source && this.starts.length < MAX_STARTS) this.starts.push({ at: window.source.start, thread: thread.id });
     if (this.held.size > MAX_KEPT) this.reduceOldest();
   }
 
@@ -66,6 +69,24 @@ export class ThreadTally {
     for (const [id, entry] of this.entries) copy.entries.set(id, { ...entry });
     for (const id of this.held.keys()) copy.held.set(id, copy.entries.get(id)!);
     copy.starts.push(...this.starts);
+    return copy;
+  }
+
+  /**
+   * This tally (a later reading's) with the window starts before offset
+   * `from` those of `before` (a reading of an edited text up to there), for a
+   * file of one thread in both (its last window is this tally's); undefined
+   * for any other.
+   */
+  spliced(before: ThreadTally, from: number): ThreadTally | undefined {
+    const [mine, theirs] = [[...this.held.values()], [...before.held.values()]];
+    const [one, other] = [mine[0], theirs[0]];
+    if (this.entries.size !== 1 || before.entries.size !== 1 || !one || !other || mine.length !== 1 || theirs.length !== 1) return undefined;
+    if (one.info.id !== other.info.id || one.info.kind !== other.info.kind || one.info.label !== other.info.label) return undefined;
+    if (this.starts.length >= MAX_STARTS || before.starts.length >= MAX_STARTS) return undefined;
+    const copy = this.fork();
+    copy.starts.length = 0;
+    copy.starts.push(...before.starts.filter((s) => s.at < from), ...this.starts.filter((s) => s.at >= from));
     return copy;
   }
 

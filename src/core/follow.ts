@@ -12,7 +12,10 @@
  * next text is read from the start. A follower made `rewindable` keeps the
  * state of its check at line starts (one every `CHECKPOINT_CHARS` or more):
  * after an edit, `rewind` goes back to the last one before the first changed
- * character, and only the text from there on is read again. Until the file's head (what the format is
+ * character, and only the text from there on is read again; after an edit
+ * inside one line of a request log that keeps its length, only until the
+ * reading is back where the one before the edit was (follow-reuse.ts), whose
+ * later steps are kept. Until the file's head (what the format is
  * sniffed from, 64 KiB) is complete, the text is held and the format sniffed
  * again at each append (a different format starts over); a file that is not
  * read by lines (one JSON document) is held and checked whole each time.
@@ -28,6 +31,8 @@ import { UsageScanner } from './usage';
 import { SummaryMemo } from './session';
 import { firstLineOf } from './formats/common';
 import { unsliced } from './json/parse';
+import { converged, mark, pastReuse, planReuse, resumedMarks, startMarks, type Reuse, type TextChange } from './follow-reuse';
+export type { TextChange } from './follow-reuse';
 
 /** The characters a format is sniffed from (`headOf`). */
 const HEAD_CHARS = 64 * 1024;
@@ -72,7 +77,7 @@ export interface FollowOptions extends CheckOptions {
 }
 
 /** Reading by lines: the reader and the run, and what the lines read so far add up to. */
-interface Reading {
+export interface Reading {
   readonly adapter: FormatAdapter;
   readonly reader: LineReader;
   readonly run: Run;
@@ -85,6 +90,8 @@ interface Reading {
   upTo: number;
   /** UTF-8 bytes of the lines read, each counted with one line end (as `maxTextBytes` counts them). */
   bytes: number;
+  /** What it noted at each line end, to be kept after an edit (follow-reuse.ts `mark`); shared with its checkpoints, each up to its lines. */
+  marks?: number[] | undefined;
 }
 
 /** A fork of the reading at a line start, never read on: `rewind` goes on from a fork of it. */
@@ -121,6 +128,10 @@ export class Follower {
   private checkpoints: Checkpoint[] = [];
   /** The usage scanner of the reading whose line is being read: told the value its reader parsed (no second parse of the line). */
   private told: UsageScanner | undefined;
+  /** After an edit inside one line: the reading before it, kept if the new one converges with it (follow-reuse.ts). */
+  private reuse: Reuse | undefined;
+  /** Characters of the text given next that the reading kept after an edit holds already. */
+  private skip = 0;
 
   constructor(
     readonly file: string,
@@ -142,7 +153,7 @@ export class Follower {
 
   /** Forgets the file: the next `append` starts it again (it was truncated or replaced). */
   restart(): void {
-    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], fedBytes: 0 });
+    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], fedBytes: 0, reuse: undefined, skip: 0 });
   }
 
   /**
@@ -151,20 +162,25 @@ export class Follower {
    * gives the text from `position` on. False (nothing changed) when there is
    * none: an edit in the head (the format may change) or before the first
    * checkpoint; then `restart`. Any number of rewinds in a row: what a fork
-   * adds to its lookups is bounded (unread-parts.ts `Walked`).
+   * adds to its lookups is bounded (unread-parts.ts `Walked`). `changes`: the
+   * edit's changes, in order, when known: an edit inside one line of a request
+   * log that keeps its length keeps what was read after it (follow-reuse.ts).
    */
-  rewind(from: number): boolean {
+  rewind(from: number, changes: readonly TextChange[] = []): boolean {
     const at = from - (this.bom ? 1 : 0);
     if (this.held !== undefined || at < HEAD_CHARS) return false;
     const kept = this.checkpoints.filter((c) => c.fed <= at);
     const checkpoint = kept[kept.length - 1];
     if (!checkpoint) return false;
+    this.reuse = this.reading && planReuse(this.reading, changes, this.fed, this.fedBytes, this.bom ? 1 : 0);
+    this.skip = 0;
     const starts = LineIndex.fromStarts(checkpoint.reading.starts.lineStarts().slice(0, checkpoint.lineStarts));
     Object.assign(this, { checkpoints: kept, fed: checkpoint.fed, fedBytes: checkpoint.fedBytes, pending: '' });
     this.given = checkpoint.fed + (this.bom ? 1 : 0);
     // What the reports share is keyed by what they were made from: a rewound reading starts them afresh.
     const reading = forkReading(checkpoint.reading, starts);
     this.reading = { ...reading, run: { ...reading.run, summary: new SummaryMemo() }, unreadMemo: new UnreadMemo() };
+    resumedMarks(this.reading, checkpoint.reading);
     return true;
   }
 
@@ -183,7 +199,7 @@ export class Follower {
     if (this.given === 0 && more.charCodeAt(0) === 0xfeff) this.bom = true;
     const text = this.given === 0 && this.bom ? more.slice(1) : more;
     this.given += more.length;
-    if (this.held === undefined) return this.feed(text);
+    if (this.held === undefined) return this.take(text);
     const held = (this.held += more);
     // While the head grows the format is sniffed again: another one starts over.
     const adapter = this.adapterOf(held);
@@ -226,7 +242,16 @@ export class Follower {
     const parsed: TranscriptInput['parsed'] = (line, node, shared) => this.told?.parsed(line, node, shared);
     const reader = firstLine === undefined ? undefined : adapter.lineReader?.(this.file, firstLine, { parsed });
     if (!reader) return undefined;
-    return { adapter, reader, run: newRun(this.options, this.limits), unreadMemo: new UnreadMemo(), usage: new UsageScanner(adapter.id), starts: new LineIndex(), lines: 0, upTo: 0, bytes: 0 };
+    const reading: Reading = { adapter, reader, run: newRun(this.options, this.limits), unreadMemo: new UnreadMemo(), usage: new UsageScanner(adapter.id), starts: new LineIndex(), lines: 0, upTo: 0, bytes: 0 };
+    if (this.options.rewindable && this.options.keepRewrites && reader.sameState) startMarks(reading);
+    return reading;
+  }
+
+  /** Reads `text` after the characters still to skip (the text after an edit that the reading kept holds). */
+  private take(text: string): void {
+    const skipped = Math.min(this.skip, text.length);
+    this.skip -= skipped;
+    if (this.skip === 0) this.feed(text.slice(skipped));
   }
 
   /** Reads the complete lines of the pending text and `more`; keeps the unfinished last line pending. */
@@ -243,9 +268,31 @@ export class Follower {
       this.readLine(reading, reading.reader, { ...line, text: unsliced(line.text), offset: fed + line.offset, index: lines + line.index });
       reading.lines = lines + line.index + 1;
       const end = complete.indexOf('\n', line.offset + line.text.length) + 1;
+      if (reading.marks) mark(reading, bytesAt(end));
       if (this.options.rewindable && this.held === undefined) this.checkpoint(reading, fed + end, () => bytesAt(end), end - line.offset);
+      if (this.reuse && this.resumed(reading, reading.lines - 1, () => bytesAt(end))) {
+        this.skip = this.fed - (fed + end);
+        return this.take(text.slice(end));
+      }
     }
     this.fed += complete.length;
+  }
+
+  /**
+   * After line `m` of a reading of an edited text: when it converged with the
+   * reading before the edit, goes on from the end of that one (the text up
+   * to there was read before); true then. The reuse ends there, or past the
+   * lines it may converge within.
+   */
+  private resumed(reading: Reading, m: number, bytes: () => number): boolean {
+    const reuse = this.reuse as Reuse;
+    const done = converged(reading, reuse, m, bytes(), this.options.maxTextBytes);
+    if (!done && !pastReuse(reuse, m)) return false;
+    this.reuse = undefined;
+    if (!done) return false;
+    this.reading = done.reading;
+    Object.assign(this, { fed: reuse.fed, fedBytes: reuse.fedBytes + done.bytes, pending: '' });
+    return true;
   }
 
   /**
@@ -258,6 +305,8 @@ export class Follower {
     const last = this.checkpoints[this.checkpoints.length - 1]?.fed ?? 0;
     if (fed - last < Math.max(CHECKPOINT_CHARS, last >> 8)) return;
     const frozen = forkReading(reading, reading.starts);
+    // The journal is shared as the marks are: a checkpoint's part is what its marks count.
+    frozen.run.journal = reading.run.journal;
     this.checkpoints.push({ fed, fedBytes: fedBytes(), reading: frozen, lineStarts: reading.starts.lineStarts().length, held });
     const over = () => this.checkpoints.length > MAX_CHECKPOINTS || (this.checkpoints.length > 3 && this.checkpoints.reduce((n, c) => n + c.held, 0) > MAX_CHECKPOINT_LINES);
     while (over()) this.checkpoints.splice(closestBetween(this.checkpoints), 1);

@@ -3,7 +3,7 @@
  * Plain Node, no `vscode`.
  */
 export { checkAgainst, checkTranscript, UnknownFormatError, type CheckInput } from './check';
-export { Follower, type FollowOptions } from './follow';
+export { Follower, type FollowOptions, type TextChange } from './follow';
 export { checkSession, readSubAgents, subAgentDir, type SubAgent, type SubAgentSource } from './sub-agents';
 export { boundaryPosition, createGuard, guardRewrite, judgeRewrite, windowFindings, type Guard, type GuardOptions, type GuardRewriteOptions, type ProposalObject, type WindowObject } from './guard';
 export { renderBlock, renderJson, renderMessage, renderMessageParts, renderTool, renderWindow, RenderCache, type MessageRender } from './render';

@@ -94,6 +94,15 @@ export interface LineReader {
   end(): Iterable<TranscriptEvent>;
   /** An independent copy: lines fed to one are not seen by the other. */
   fork(): LineReader;
+  /**
+   * Whether reading on from this reader's state gives the events `later`
+   * (another reading of the same file) gave after the same line: it holds
+   * what `later` held there, `next` being the step `later` read from the
+   * next line and `after` the lines it read after that one. Lets a followed
+   * file keep a reading's later steps after an edit (follow-reuse.ts); a
+   * reader without it is always read on.
+   */
+  sameState?(later: LineReader, next: Rewrite, after: number): boolean;
 }
 
 /** Every line of the input through a line reader, then its end. */

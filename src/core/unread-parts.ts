@@ -191,6 +191,20 @@ export function forkUnreadParts(unread: UnreadParts): UnreadParts {
 }
 
 /**
+ * The parts of a later reading (`later`) with those counted before offset
+ * `from` taken from `before` (a reading of an edited text up to there): a
+ * part is counted where it is first read, so the later windows' parts are
+ * those after `from` (in the order they were counted, after `before`'s).
+ */
+export function splicedUnreadParts(before: UnreadParts, later: UnreadParts, from: number): UnreadParts {
+  const parts = new Map(before.parts);
+  for (const [value, range] of later.parts) if (range.start >= from) parts.set(value, range);
+  const unknown = new Map(before.unknown);
+  for (const [value, part] of later.unknown) if (part.range.start >= from) unknown.set(value, part);
+  return { parts, unknown, walked: later.walked.fork(), state: {}, ...(later.last && { last: later.last }) };
+}
+
+/**
  * What the unread-parts counts of a followed file's final windows share from
  * one report to the next (each report's fork holds it): the last window counted,
  * the state it was counted from, and the counts after all but its last

@@ -87,6 +87,9 @@ export class UsageScanner {
   private codexTotal: unknown;
   private firstTime: string | undefined;
   private lastTime: string | undefined;
+  /** Where the lines (or records) of the first and last times start. */
+  private firstTimeAt = -1;
+  private lastTimeAt = -1;
 
   constructor(private readonly format: FormatId) {}
 
@@ -151,20 +154,19 @@ export class UsageScanner {
     const last = this.format === 'claude-code';
     const time = scan && !last ? timestampAt(pending.line, scan.first('"timestamp"')) : timestampOf(pending.line.text, last);
     pending.time = time;
-    if (time) {
-      this.firstTime ??= time;
-      this.lastTime = time;
-    }
+    if (time) this.timed(time, pending.line.offset);
+  }
+
+  private timed(time: string, at: number): void {
+    if (this.firstTime === undefined) [this.firstTime, this.firstTimeAt] = [time, at];
+    [this.lastTime, this.lastTimeAt] = [time, at];
   }
 
   /** A request's usage an adapter reported (a `usage` event). */
   add(record: UsageRecord): void {
     this.settle();
     this.records.push(this.kept(record));
-    if (record.time) {
-      this.firstTime ??= record.time;
-      this.lastTime = record.time;
-    }
+    if (record.time) this.timed(record.time, record.offset);
   }
 
   /** An independent copy: lines observed by one are not seen by the other. */
@@ -177,8 +179,27 @@ export class UsageScanner {
     copy.scan = this.scan;
     copy.codexModel = this.codexModel;
     copy.codexTotal = this.codexTotal;
-    copy.firstTime = this.firstTime;
-    copy.lastTime = this.lastTime;
+    Object.assign(copy, { firstTime: this.firstTime, lastTime: this.lastTime, firstTimeAt: this.firstTimeAt, lastTimeAt: this.lastTimeAt });
+    return copy;
+  }
+
+  /**
+   * This scanner (a later reading's) with the usage of the lines before
+   * offset `from` those of `before` (a reading of an edited text up to
+   * there). Undefined for a Claude Code or Codex log (a record there depends
+   * on those before it), or when the file's first time cannot be told (none
+   * before `from` in `before`, this one's before `from`).
+   */
+  spliced(before: UsageScanner, from: number): UsageScanner | undefined {
+    if (this.format !== before.format || this.format === 'claude-code' || this.format === 'codex') return undefined;
+    const prefix = before.fork();
+    prefix.settle();
+    if (prefix.firstTime === undefined && this.firstTime !== undefined && this.firstTimeAt < from) return undefined;
+    const copy = this.fork();
+    copy.records.length = 0;
+    copy.records.push(...prefix.records, ...this.records.filter((r) => r.offset >= from));
+    if (prefix.firstTime !== undefined) Object.assign(copy, { firstTime: prefix.firstTime, firstTimeAt: prefix.firstTimeAt });
+    if (this.lastTimeAt < from) Object.assign(copy, { lastTime: prefix.lastTime, lastTimeAt: prefix.lastTimeAt });
     return copy;
   }
 

@@ -6,7 +6,7 @@
  * runs plain Node).
  */
 import * as fs from 'node:fs';
-import type { CheckInput, CheckOptions, Report, TokenEncoding } from '../core/index';
+import type { CheckInput, CheckOptions, Report, TextChange, TokenEncoding } from '../core/index';
 import { checkAgainst, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
 import { checkSubAgentFile, type CheckedSubAgent } from '../core/sub-agents';
 import { fileTooLarge, resolveLimits, type Limits } from '../core/limits';
@@ -168,8 +168,8 @@ export class DocumentFollower {
   private reading: { readonly text: string; readonly version: number } | undefined;
   /** Counts the reads set up (`prepare`) and the edits made during one: a read in slices stops when a later one was set up or its text edited. */
   private reads = 0;
-  /** The edits since the version read last: the document version after each, and the first character it changed. */
-  private edits: { readonly version: number; readonly from: number }[] = [];
+  /** The edits since the version read last: the document version after each, the first character it changed, and the change when it was one. */
+  private edits: { readonly version: number; readonly from: number; readonly change?: TextChange | undefined }[] = [];
 
   /** Characters of the document read so far. */
   get position(): number {
@@ -196,9 +196,11 @@ export class DocumentFollower {
    * reads text that is no longer the document's: it stops at its next slice
    * (as when a later check takes over; that check goes back to the
    * checkpoint before the earliest edit), so typing does not compete with it.
+   * `change`: what the edit replaced, when it was one change (the follower then
+   * keeps what it read after an edit inside one line: core/follow-reuse.ts).
    */
-  edited(version: number, from: number): void {
-    this.edits.push({ version, from });
+  edited(version: number, from: number, change?: TextChange): void {
+    this.edits.push({ version, from, change });
     if (this.reading) this.reads++;
   }
 
@@ -227,7 +229,9 @@ export class DocumentFollower {
     const follower = this.follower;
     const since = this.edits.filter((e) => e.version > this.version);
     if (!follower || since[since.length - 1]?.version !== editedAt || JSON.stringify([request.tokens, request.limits]) !== this.settings) return false;
-    if (!follower.rewind(Math.min(...since.map((e) => e.from)))) return false;
+    // The changes since the text read, when each edit was one (and no read in slices stopped between them).
+    const changes = this.reading ? [] : since.flatMap((e) => (e.change ? [e.change] : []));
+    if (!follower.rewind(Math.min(...since.map((e) => e.from)), changes.length === since.length ? changes : [])) return false;
     this.last = undefined;
     this.readUpTo(request.text, version);
     return true;

@@ -290,7 +290,9 @@ export class Sessions implements vscode.Disposable {
     const appended = e.contentChanges.every((c) => c.rangeLength === 0 && c.rangeOffset + c.text.length === length);
     if (session && !appended) {
       session.editedAt = e.document.version;
-      session.follower.edited(e.document.version, Math.min(...e.contentChanges.map((c) => c.rangeOffset)));
+      const [one, more] = e.contentChanges;
+      const change = one && !more ? { from: one.rangeOffset, removed: one.rangeLength, inserted: one.text } : undefined;
+      session.follower.edited(e.document.version, Math.min(...e.contentChanges.map((c) => c.rangeOffset)), change);
     }
     // A clean document that gained text at its end by no edit, undo or redo: a writer appended to the file.
     const onDisk = e.reason === undefined && !e.document.isDirty && appended;

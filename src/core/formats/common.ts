@@ -110,6 +110,11 @@ export class Unseen {
     if (known.others.length < MAX_RELATED) known.others.push(range);
   }
 
+  /** True when nothing was noted. */
+  get empty(): boolean {
+    return this.causes.size === 0;
+  }
+
   findings(): Finding[] {
     return [...this.causes].map(([cause, c]) => {
       const what = `${c.count.toLocaleString('en-US')} ${c.noun}${c.count === 1 ? '' : 's'} ${cause}`;

@@ -29,7 +29,8 @@ import { parseJson, unsliced } from '../json/parse';
 import { asObject, asString, prop, propString, rangeOf } from '../json/nodes';
 import { compactBlocks } from './compact-blocks';
 import { carryMessages, carrySpans, exactWindow, isShallow, withExact, type CarrySource } from './carry';
-import type { ContextWindow, FormatId, Message } from '../model';
+import type { ContextWindow, FormatId, Message, Rewrite } from '../model';
+import { sameValue } from '../same-value';
 import { lineSlice, type SourceLine, type SourceRange } from '../text';
 import { readByLines, type LineReader, type ThreadInfo, type TranscriptEvent, type TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
@@ -146,6 +147,14 @@ class RequestLogLines implements LineReader {
 
   end(): readonly TranscriptEvent[] {
     return this.skips.unseen.events();
+  }
+
+  /** One thread in both, its last request (with the response) the window `next` was judged against, no record skipped, `after` more requests read by `later`. */
+  sameState(later: LineReader, next: Rewrite, after: number): boolean {
+    if (!(later instanceof RequestLogLines) || later.codec.format !== this.codec.format || this.codec.fork || this.ordinal + after !== later.ordinal) return false;
+    const [mine, theirs] = [this.threads.only(), later.threads.only()];
+    if (!mine || !theirs || mine.id !== theirs.id || !this.skips.unseen.empty || !later.skips.unseen.empty) return false;
+    return sameValue(consumedWindow(mine.last), next.before);
   }
 
   fork(): LineReader {

@@ -61,6 +61,11 @@ export class Threads {
     return copy;
   }
 
+  /** The log's one thread, when it has had only one. */
+  only(): Thread | undefined {
+    return this.started === 1 && this.open.length === 1 ? this.open[0] : undefined;
+  }
+
   /** The thread `current` continues (server state first, then the shared prefix). */
   place(current: ParsedRequest, codec: ProviderCodec): Placement {
     if (current.window.serverState && codec.continueFrom) return this.placeByState(current, codec);

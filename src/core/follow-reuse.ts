@@ -1,0 +1,166 @@
+/**
+ * Keeping what a followed request log's reading found after an edit (issue
+ * 14: a re-check after an edit costs what the edit changed). In a request log
+ * each line is a whole request, judged against the one before it, so an edit
+ * inside request k changes the steps k and k + 1 and nothing after them
+ * (test/unit/edit-locality.test.ts). The follower reads the edited text again
+ * from the checkpoint before the edit (follow.ts `rewind`), as always; after
+ * each line from k + 1 on it asks `converged` whether the new reading holds
+ * there what the reading before the edit held after the same line. Then the
+ * old reading's later steps, findings, usage and windows are kept after the
+ * new reading's own, and the rest of the text is not read again.
+ *
+ * What is compared, what is spliced: the reader's state (its one thread's
+ * last request with its response, against the window the old reading judged
+ * the next request against: `LineReader.sameState`) and the window tracker's
+ * (the window of the line, against the old one's) must be equal; what adds up
+ * over the file is the new reading's up to the line plus the old reading's
+ * after it: the steps, the findings (every finding the old reading reported
+ * after the line, from its journal, reported again so that repeats and the
+ * per-rule limit meet across the splice), the messages dropped, the threads'
+ * window starts, the usage records and times, the unread parts. Each reading
+ * notes at every line end how long its journal and steps were and the UTF-8
+ * bytes read (`mark`).
+ *
+ * Only an edit that keeps every later offset where it was is kept so (the
+ * changes inside one line, its length unchanged): the later windows' ranges
+ * are absolute, and moving them is the copy a re-read makes. Any other edit,
+ * or a reading that does not converge within `REUSE_LINES` lines, is read on
+ * to the end as before.
+ */
+import { forkRun, report, type Run } from './check';
+import type { Reading } from './follow';
+import type { StepReport } from './results';
+import { sameValue } from './same-value';
+import { SummaryMemo } from './session';
+import { partitionPoint } from '../shared/search';
+import { splicedUnreadParts, UnreadMemo } from './unread-parts';
+
+/** Numbers a reading notes per line: its journal's length, its steps, the UTF-8 bytes before the next line. */
+const MARK = 3;
+
+/** The most lines marked and findings journaled: past either a reading is read on to its end after an edit. */
+const MAX_MARKED_LINES = 1 << 18;
+const MAX_JOURNAL = 1 << 16;
+
+/** Lines after the edited one within which the new reading must converge with the old. */
+const REUSE_LINES = 3;
+
+/** A change the editor made: `removed` characters from `from` on replaced by `inserted`. */
+export interface TextChange {
+  readonly from: number;
+  readonly removed: number;
+  readonly inserted: string;
+}
+
+/** The reading before an edit (to where it had read), and the line the edit is in. */
+export interface Reuse {
+  readonly old: Reading;
+  /** Where the follower was (after the byte order mark), and the UTF-8 bytes before it. */
+  readonly fed: number;
+  readonly fedBytes: number;
+  /** The edited line (0-based). */
+  readonly line: number;
+}
+
+/** A reading's own journal and marks, when it can be kept after an edit (a request log's, its windows kept). */
+export function startMarks(reading: Reading): void {
+  reading.marks = [];
+  reading.run.journal = [];
+}
+
+/** Notes a reading's state at the end of a line (`bytes`: UTF-8 bytes read); stops when it marked too much. */
+export function mark(reading: Reading, bytes: number): void {
+  const [marks, journal] = [reading.marks, reading.run.journal];
+  if (!marks || !journal) return;
+  if (marks.length < MARK * MAX_MARKED_LINES && journal.length <= MAX_JOURNAL) return void marks.push(journal.length, reading.run.steps.length, bytes);
+  reading.marks = undefined;
+  reading.run.journal = undefined;
+}
+
+/** The journal and marks of a reading resumed from `checkpoint` (which shares them with the reading it was forked from, up to its lines). */
+export function resumedMarks(reading: Reading, checkpoint: Reading): void {
+  const [marks, journal, lines] = [checkpoint.marks, checkpoint.run.journal, checkpoint.lines];
+  reading.marks = marks && journal && marks.slice(0, MARK * lines);
+  reading.run.journal = marks && journal && journal.slice(0, lines === 0 ? 0 : marks[MARK * (lines - 1)]);
+}
+
+/**
+ * The reuse of `old` (read to `fed`) for `changes` of its text, in order
+ * (offsets after `bom` characters): when they all fall inside one line read
+ * before the last, none touches its line end or inserts a line break, and
+ * its length is as it was.
+ */
+export function planReuse(old: Reading, changes: readonly TextChange[], fed: number, fedBytes: number, bom: number): Reuse | undefined {
+  const first = changes[0];
+  if (!old.marks || !first) return undefined;
+  const starts = old.starts.lineStarts();
+  const line = partitionPoint(starts.length, (i) => (starts[i] ?? 0) <= first.from - bom) - 1;
+  const [start, next] = [starts[line] ?? 0, starts[line + 1]];
+  if (line < 0 || next === undefined || line + 2 >= old.lines) return undefined;
+  let end = next - 1;
+  for (const { from, removed, inserted } of changes) {
+    if (from - bom < start || from - bom + removed > end || /[\r\n]/.test(inserted)) return undefined;
+    end += inserted.length - removed;
+  }
+  return end === next - 1 ? { old, fed, fedBytes, line } : undefined;
+}
+
+/** True when a reading at line `m` is past the lines it may converge within. */
+export function pastReuse(reuse: Reuse, m: number): boolean {
+  return m >= reuse.line + REUSE_LINES;
+}
+
+/**
+ * The reading of the whole edited text, when `now` (the new reading, read to
+ * the end of line `m`, `bytes` UTF-8 bytes) holds there what the old one
+ * held after the same line: the old reading's later steps and findings kept
+ * after the new one's. Also the change in bytes read. Undefined while they
+ * differ (or can differ).
+ */
+export function converged(now: Reading, reuse: Reuse, m: number, bytes: number, maxTextBytes: number | undefined): { reading: Reading; bytes: number } | undefined {
+  const { old } = reuse;
+  const starts = old.starts.lineStarts();
+  const from = starts[m + 1];
+  if (m <= reuse.line || !now.marks || !old.marks || !old.run.journal || from === undefined || now.run.stopped || old.run.stopped) return undefined;
+  const [journal = 0, steps = 0, oldBytes = 0] = old.marks.slice(MARK * m, MARK * m + MARK);
+  const later = old.run.steps.slice(steps);
+  const next = later[0]?.rewrite;
+  if (!next || next.range?.start !== from || later.length !== old.lines - m - 1 || !later.every((s) => s.rewrite)) return undefined;
+  if (now.run.steps.length !== steps || !sameWindowAt(now.run.steps[steps - 1], old.run.steps[steps - 1], starts[m])) return undefined;
+  if (!now.reader.sameState?.(old.reader, next, later.length)) return undefined;
+  const threads = old.run.threads.spliced(now.run.threads, from);
+  const usage = old.usage.spliced(now.usage, from);
+  const delta = bytes - oldBytes;
+  if (!threads || !usage || (maxTextBytes !== undefined && old.bytes + delta > maxTextBytes)) return undefined;
+  const run = splicedRun(now.run, old.run, old.run.journal.slice(journal), later, from);
+  const marks = [...now.marks, ...laterMarks(old.marks.slice(MARK * (m + 1)), (now.run.journal?.length ?? 0) - journal, delta)];
+  const reading = { ...old, reader: old.reader.fork(), run: { ...run, threads }, unreadMemo: new UnreadMemo(), usage, bytes: old.bytes + delta, marks };
+  return { reading, bytes: delta };
+}
+
+/** Whether both steps are read from the line at `start`, their windows after equal (the window tracker holds it). */
+function sameWindowAt(now: StepReport | undefined, old: StepReport | undefined, start: number | undefined): boolean {
+  return now?.range?.start === start && old?.range?.start === start && !!now?.rewrite && sameValue(now.rewrite.after, old?.rewrite?.after);
+}
+
+/** The new run up to the line, then what the old one found after it: its steps, its findings reported again, its dropped messages counted. */
+function splicedRun(now: Run, old: Run, findings: readonly Parameters<typeof report>[1][], later: readonly StepReport[], from: number): Run {
+  const run: Run = {
+    ...forkRun(now),
+    steps: [...now.steps, ...later],
+    windows: old.windows.fork(),
+    unread: splicedUnreadParts(now.unread, old.unread, from),
+    summary: new SummaryMemo(),
+    journal: [...(now.journal ?? [])],
+  };
+  if (old.finalWindow) run.finalWindow = old.finalWindow;
+  for (const f of findings) report(run, f);
+  for (const { rewrite } of later) if (rewrite) run.tally.addStep(rewrite.before, rewrite.after);
+  return run;
+}
+
+/** The old reading's marks after the line, its journal `shift` longer and `delta` bytes more before each. */
+function laterMarks(marks: readonly number[], shift: number, delta: number): number[] {
+  return marks.map((n, i) => (i % MARK === 0 ? n + shift : i % MARK === 2 ? n + delta : n));
+}

@@ -1,0 +1,206 @@
+/**
+ * A followed request log edited inside one line keeps what it read after the
+ * edit (src/core/follow-reuse.ts): on random logs of the three providers,
+ * after random edits at random lines (a word replaced by one of the same
+ * length, or of another; a quote broken; a line split or two joined; edits
+ * in a row before one check; text appended after them), on logs with
+ * findings, dropped messages and unread parts after the edit and a limit of
+ * findings per rule that the splice meets, the follower's
+ * report after each equals `checkTranscript` of the edited text; and an edit
+ * that keeps the line's length reads again only the lines from the
+ * checkpoint before it to the one after the next, not the rest of the file.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { generateLog, type LogFormat } from '../../bench/generate';
+import { checkTranscript } from '../../src/core/check';
+import { Follower, type FollowOptions, type TextChange } from '../../src/core/follow';
+import { adapterFor } from '../../src/core/formats/registry';
+import type { SourceLine } from '../../src/core/text';
+import type { FormatAdapter, LineReader } from '../../src/core/transcript';
+import { checkRequest, DocumentFollower, type TranscriptRequest } from '../../src/extension/engine';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-reuse-'));
+
+function log(format: LogFormat, requests: number, seed: number, bytesPerTurn = 200): string {
+  const file = path.join(dir, `${format}-${requests}-${seed}-${bytesPerTurn}.jsonl`);
+  if (!fs.existsSync(file)) generateLog(file, { format, requests, bytesPerTurn, seed });
+  return fs.readFileSync(file, 'utf8');
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1 && i + 1 < text.length; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** An edit of the text at a place picked in [0, 1): the change, or none when the line has no place for it. */
+type Edit = (text: string, pick: number) => TextChange | undefined;
+
+/** `needle` in the line picked, from a place in it picked too. */
+function inLine(text: string, pick: number, needle: string): number | undefined {
+  const starts = lineStarts(text);
+  const start = starts[Math.floor(pick * starts.length)] ?? 0;
+  const end = text.indexOf('\n', start);
+  const at = text.indexOf(needle, start + Math.floor((end - start) * ((pick * 7919) % 1)));
+  return at === -1 || at >= end ? undefined : at;
+}
+
+const replace = (needle: string, inserted: string): Edit => (text, pick) => {
+  const at = inLine(text, pick, needle);
+  return at === undefined ? undefined : { from: at, removed: needle.length, inserted };
+};
+
+const EDITS: Record<string, Edit> = {
+  'a word, same length': replace('the', 'our'),
+  'a word, longer': replace('the', 'these'),
+  'a word, shorter': replace('the', 'a'),
+  'a quote broken': replace('"', "'"),
+  'a line split': replace(',', ',\n'),
+  'two lines joined': (text, pick) => {
+    const at = inLine(text, pick, '\n');
+    return at === undefined || at + 1 >= text.length ? undefined : { from: at, removed: 1, inserted: ' ' };
+  },
+};
+
+/**
+ * What a log may hold after the edit, for the splice to meet: a request whose
+ * history another word replaced (findings), one that dropped two messages (a
+ * compaction: messages dropped), one with a tool-shaped part the reader does
+ * not read (an unread part).
+ */
+const INCIDENTS: Record<string, (request: Record<string, unknown[]>, format: LogFormat) => void> = {
+  rewritten: (request, format) => {
+    const messages = request[format === 'openai-responses' ? 'input' : 'messages'] ?? [];
+    messages[1] = JSON.parse(JSON.stringify(messages[1] ?? {}).replace(/the/g, 'our'));
+  },
+  compacted: (request, format) => void request[format === 'openai-responses' ? 'input' : 'messages']?.splice(1, 2),
+  unread: (request, format) => {
+    const part = { type: 'mystery_call', tool_use_id: 'toolu_mystery', tool_call_id: 'call_mystery' };
+    if (format === 'openai-responses') return void request.input?.push(part);
+    const last = request.messages?.at(-1) as { content?: unknown } | undefined;
+    if (last) last.content = [...(Array.isArray(last.content) ? last.content : [{ type: 'text', text: String(last.content) }]), part];
+  },
+};
+
+/** The log with an incident in each line picked. */
+function withIncidents(format: LogFormat, text: string, incidents: readonly [string, number][]): string {
+  const lines = text.split('\n');
+  for (const [name, pick] of incidents) {
+    const i = Math.floor(pick * (lines.length - 1));
+    const record = JSON.parse(lines[i] ?? '{}') as { request: Record<string, unknown[]> };
+    INCIDENTS[name]!(record.request, format);
+    lines[i] = JSON.stringify(record);
+  }
+  return lines.join('\n');
+}
+
+function applied(text: string, change: TextChange): string {
+  return text.slice(0, change.from) + change.inserted + text.slice(change.from + change.removed);
+}
+
+/** Each line a reader (or a fork of it) is given is noted in `read`. */
+function counting(adapter: FormatAdapter, read: SourceLine[]): FormatAdapter {
+  type Counted = LineReader & { readonly inner: LineReader };
+  const wrap = (inner: LineReader): Counted => ({
+    inner,
+    line: (line) => (read.push(line), inner.line(line)),
+    end: () => inner.end(),
+    fork: () => wrap(inner.fork()),
+    ...(inner.sameState && { sameState: (later: LineReader, next, after) => inner.sameState!((later as Counted).inner, next, after) }),
+  });
+  return { ...adapter, lineReader: (file, first, asked) => { const reader = adapter.lineReader?.(file, first, asked); return reader && wrap(reader); } };
+}
+
+/** Follows `text`, makes each check's edits (rewinding with their changes), appends a line now and then, and compares each report with a full check. */
+function assertLikeFull(format: LogFormat, text: string, checks: readonly (readonly [string, number][])[], options: FollowOptions, append: boolean): number {
+  const read: SourceLine[] = [];
+  const follower = new Follower(`${format}.jsonl`, { ...options, rewindable: true, adapter: counting(adapterFor(format)!, read) });
+  follower.read(text);
+  let kept = 0;
+  for (const edits of checks) {
+    const changes = edits.flatMap(([name, pick]) => {
+      const change = EDITS[name]!(text, pick);
+      if (change) text = applied(text, change);
+      return change ? [change] : [];
+    });
+    if (changes.length === 0) continue;
+    read.length = 0;
+    if (!follower.rewind(Math.min(...changes.map((c) => c.from)), changes)) follower.restart();
+    if (append) text += text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
+    const report = follower.append(text.slice(follower.position));
+    assert.deepEqual(report, checkTranscript({ file: `${format}.jsonl`, text }, options), `after ${JSON.stringify(edits)}`);
+    if (read.length < lineStarts(text).length / 3) kept++;
+  }
+  return kept;
+}
+
+const pickArb = fc.double({ min: 0.05, max: 0.999, noNaN: true });
+/** A check after one edit of any kind, after one or two that keep a line's length (two in one line too), or after edits at two places. */
+const checkArb = fc.oneof(
+  { arbitrary: fc.tuple(fc.constantFrom(...Object.keys(EDITS)), pickArb).map((edit) => [edit]), weight: 1 },
+  { arbitrary: fc.tuple(pickArb, fc.boolean()).map(([pick, twice]): [string, number][] => (twice ? [['a word, same length', pick], ['a word, same length', (pick * 1.0001) % 1]] : [['a word, same length', pick]])), weight: 3 },
+  { arbitrary: fc.array(fc.tuple(fc.constantFrom(...Object.keys(EDITS)), pickArb), { minLength: 2, maxLength: 2 }), weight: 1 },
+);
+const checksArb = fc.array(checkArb, { minLength: 1, maxLength: 4 });
+const incidentsArb = fc.array(fc.tuple(fc.constantFrom(...Object.keys(INCIDENTS)), fc.double({ min: 0.3, max: 0.999, noNaN: true })), { maxLength: 4 });
+
+describe('a followed request log edited inside one line', () => {
+  for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
+    it(`${format}: the report after each edit is a full check's, edits kept or read on`, () => {
+      let kept = 0;
+      fc.assert(
+        fc.property(fc.integer({ min: 16, max: 36 }), fc.integer({ min: 1, max: 5 }), incidentsArb, fc.constantFrom(1, 2, 1000), checksArb, fc.boolean(), (requests, seed, incidents, maxFindingsPerRule, checks, append) => {
+          const text = withIncidents(format, log(format, requests, seed, 2000), incidents);
+          kept += assertLikeFull(format, text, checks, { keepRewrites: true, tokens: false, limits: { maxFindingsPerRule } }, append);
+        }),
+        { numRuns: 40, seed: 14 },
+      );
+      assert.ok(kept >= 10, `edits that kept the later reading: ${kept}`);
+    });
+  }
+
+  it('with token counts, as the editor checks', () => {
+    fc.assert(
+      fc.property(checksArb, fc.boolean(), (checks, append) => void assertLikeFull('anthropic', log('anthropic', 24, 3, 2000), checks, { keepRewrites: true, tokens: 'o200k_base' }, append)),
+      { numRuns: 8, seed: 14 },
+    );
+  });
+
+  it('reads again only from the checkpoint before the edit to the line after the next', () => {
+    const text = log('anthropic', 60, 2, 2000);
+    const starts = lineStarts(text);
+    const read: SourceLine[] = [];
+    const options = { keepRewrites: true, tokens: false } as const;
+    const follower = new Follower('log.jsonl', { ...options, rewindable: true, adapter: counting(adapterFor('anthropic')!, read) });
+    follower.read(text);
+    const change = replace('the', 'our')(text, 0.5)!;
+    const k = starts.filter((s) => s <= change.from).length - 1;
+    read.length = 0;
+    assert.ok(follower.rewind(change.from, [change]));
+    const from = follower.position;
+    const edited = applied(text, change);
+    assert.deepEqual(follower.append(edited.slice(from)), checkTranscript({ file: 'log.jsonl', text: edited }, options));
+    assert.ok(read.length > 0 && read.every((line) => line.offset >= from && line.offset < (starts[k + 2] ?? 0)), `${read.length} lines read again, up to ${read.at(-1)?.offset} (line ${k + 1} edited)`);
+    // Appends after it are read as ever.
+    const more = text.slice(starts.at(-1));
+    assert.deepEqual(follower.append(more), checkTranscript({ file: 'log.jsonl', text: edited + more }, options));
+  });
+
+  it('in the editor: a document edited inside one line is reported as checked whole', () => {
+    let text = log('openai-chat', 40, 4, 2000);
+    const request = (t: string): TranscriptRequest => ({ kind: 'transcript', file: 'log.jsonl', text: t, tokens: false, limits: {} });
+    const follower = new DocumentFollower();
+    follower.check(request(text), 1, -1);
+    for (const [version, pick] of [[2, 0.4], [3, 0.7], [4, 0.41]] as const) {
+      const change = replace('the', 'our')(text, pick)!;
+      text = applied(text, change);
+      follower.edited(version, change.from, change);
+      assert.deepEqual(follower.check(request(text), version, version), checkRequest(request(text)));
+    }
+  });
+});
