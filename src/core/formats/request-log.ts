@@ -226,34 +226,48 @@ function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec, 
   if (!carrier || !record.line) return { current: codec.readRequest(body) };
   const { line, carried } = record;
   const count = carried?.plan.count ?? 0;
-  const copies = carried && carriedCopies(carried.from, count, line.base, rangeOf(carried.array));
+  const container = carried && rangeOf(carried.array);
   const firstRead = (from: CarrySource) => (count === from.items.length ? from.items : from.items.slice(0, count));
-  const read = carrier.readRequest(body, carried && firstReadings ? firstRead(carried.from) : (copies?.() ?? []));
+  const read = carrier.readRequest(body, carried && firstReadings ? firstRead(carried.from) : carried ? carryMessages(carried.from, count, line.base, container) : []);
   // Its messages are carried for the rest of the log: their blocks kept compact (a check that keeps no windows).
   if (firstReadings) compactBlocks(read.items, count, (start, end) => lineSlice(line.source, start - line.source.offset, end - line.source.offset));
   const spans = carrySpans(carried?.from, count, read.items, line.base, (offset) => lineSlice(line.source, offset - line.source.offset).charCodeAt(0));
   // Its line, unless the text lost a byte order mark (then it is not what the next line was compared with).
   const source = line.base === line.source.offset ? line.source : undefined;
   const carry: CarrySource = { text: line.text, base: line.base, items: read.items, spans, line: source, head: carried ? carried.from.head : textBeforeItems(line.text, spans) };
-  if (!copies || !firstReadings) return { current: read.request, carry };
+  if (!carried || !firstReadings) return { current: read.request, carry };
   // The carried messages are the tail's `items` first `count`; the window holds them after its leading messages.
   const window = read.request.window;
-  return { current: { ...read.request, window: withExact(window, exactOf(window, window.messages.length - read.items.length, count, copies)) }, carry };
+  const carriedAt: CarriedAt = { at: window.messages.length - read.items.length, count, spans, base: line.base, container };
+  return { current: { ...read.request, window: withExact(window, exactOf(window, carriedAt)) }, carry };
 }
 
 /**
- * The carried messages' copies, moved to the line at `base`, made when asked.
- * Holds the source's messages and spans, not its line: a window kept for its
- * step (its `EXACT_WINDOW`) must not keep the text of the line before it.
+ * Where a window of first readings holds its carried messages: `count` of
+ * them from `at`, the line's spans (the carried elements' first), the line's
+ * offset and messages array.
  */
-function carriedCopies(from: CarrySource, count: number, base: number, container: SourceRange | undefined): () => Message[] {
-  const source = { items: from.items, spans: from.spans };
-  return () => carryMessages(source, count, base, container);
+interface CarriedAt {
+  readonly at: number;
+  readonly count: number;
+  readonly spans: ArrayLike<number>;
+  readonly base: number;
+  readonly container: SourceRange | undefined;
 }
 
-/** The window with the copies of its `count` carried messages (from `at`) in place of their first readings. */
-function exactOf(window: ContextWindow, at: number, count: number, copies: () => Message[]): () => ContextWindow {
-  return () => ({ ...window, messages: [...window.messages.slice(0, at), ...copies(), ...window.messages.slice(at + count)] });
+/**
+ * The window with the copies of its carried messages, moved to its line, in
+ * place of their first readings. Holds only the window and its own line's
+ * spans: a window kept for its step (its `EXACT_WINDOW`) keeps neither the
+ * text nor the messages array of the line before it.
+ */
+function exactOf(window: ContextWindow, carried: CarriedAt): () => ContextWindow {
+  return () => {
+    const { at, count } = carried;
+    const messages = window.messages;
+    const copies = carryMessages({ items: messages.slice(at, at + count), spans: carried.spans }, count, carried.base, carried.container);
+    return { ...window, messages: [...messages.slice(0, at), ...copies, ...messages.slice(at + count)] };
+  };
 }
 
 export function loggedExchange(request: ParsedRequest, response: JsonNode | undefined, codec: ProviderCodec): LoggedExchange {
