@@ -26,6 +26,7 @@ import { identityKeys, type Finding } from './findings';
 import { extendsMessages } from './formats/native-object';
 import { CARRIED_FROM, pairId, pairKey, type Block, type ContextWindow, type Message, type Rewrite, type ToolCall, type ToolPair, type ToolSchema } from './model';
 import type { CallMember } from './id-index';
+import { indexedPair } from './indexed-pair';
 import { frontier } from './pairing';
 import { sameEach, toolRendersAlike, type RenderCache } from './render';
 import { newSchemaMismatch } from './rules/schema-changed';
@@ -297,10 +298,11 @@ export function extendedLookup(pairs: PairLookup, window: ContextWindow, from: n
 /**
  * The pair index of `window`, an extension of the window indexed by `pairs`
  * (its first `from` messages): copied (or, `inPlace`, `pairs` itself), the
- * pairs the new messages touch replaced. Equal to `toolPairs(window)`.
+ * pairs the new messages touch replaced (kept as `indexedPair`s). Reads as
+ * `toolPairs(window)`.
  */
 export function extendPairs(pairs: Map<string, ToolPair>, window: ContextWindow, from: number, inPlace = false): Map<string, ToolPair> {
   const out = inPlace ? pairs : new Map(pairs);
-  for (const [key, entry] of touchedPairEntries(pairs, window, from)) out.set(key, entry);
+  for (const [key, entry] of touchedPairEntries(pairs, window, from)) out.set(key, indexedPair(entry));
   return out;
 }
