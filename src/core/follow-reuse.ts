@@ -111,32 +111,47 @@ export function pastReuse(reuse: Reuse, m: number): boolean {
   return m >= reuse.line + REUSE_LINES;
 }
 
+/** How the new reading, at a line where it converged with the old one, goes on as the old one went on from there. */
+export interface Splice {
+  /** UTF-8 bytes the edit added (or removed: negative). */
+  readonly bytes: number;
+  /** The old reading, or one of its checkpoints after the line, as a reading of the edited text; undefined when it cannot be told. */
+  of(old: Reading): Reading | undefined;
+}
+
 /**
- * The reading of the whole edited text, when `now` (the new reading, read to
- * the end of line `m`, `bytes` UTF-8 bytes) holds there what the old one
- * held after the same line: the old reading's later steps and findings kept
- * after the new one's. Also the change in bytes read. Undefined while they
- * differ (or can differ).
+ * The splice of the new reading (`now`, read to the end of line `m`,
+ * `bytes` UTF-8 bytes) into the old one, when `now` holds there what the old
+ * one held after the same line; undefined while they differ (or can differ).
  */
-export function converged(now: Reading, reuse: Reuse, m: number, bytes: number, maxTextBytes: number | undefined): { reading: Reading; bytes: number } | undefined {
+export function converged(now: Reading, reuse: Reuse, m: number, bytes: number, maxTextBytes: number | undefined): Splice | undefined {
   const { old } = reuse;
   const starts = old.starts.lineStarts();
   const from = starts[m + 1];
-  if (m <= reuse.line || !now.marks || !old.marks || !old.run.journal || from === undefined || now.run.stopped || old.run.stopped) return undefined;
-  const [journal = 0, steps = 0, oldBytes = 0] = old.marks.slice(MARK * m, MARK * m + MARK);
+  if (m <= reuse.line || !now.marks || !old.marks || from === undefined || now.run.stopped || old.run.stopped) return undefined;
+  const [steps = 0, oldBytes = 0] = old.marks.slice(MARK * m + 1, MARK * m + MARK);
   const later = old.run.steps.slice(steps);
   const next = later[0]?.rewrite;
   if (!next || next.range?.start !== from || later.length !== old.lines - m - 1 || !later.every((s) => s.rewrite)) return undefined;
   if (now.run.steps.length !== steps || !sameWindowAt(now.run.steps[steps - 1], old.run.steps[steps - 1], starts[m])) return undefined;
   if (!now.reader.sameState?.(old.reader, next, later.length)) return undefined;
+  const delta = bytes - oldBytes;
+  if (maxTextBytes !== undefined && old.bytes + delta > maxTextBytes) return undefined;
+  return { bytes: delta, of: (reading) => spliced(now, reading, m, from, delta) };
+}
+
+/** `old` (the reading before the edit or a checkpoint of it, past line `m`) after `now`'s reading up to the line: see `converged`. */
+function spliced(now: Reading, old: Reading, m: number, from: number, delta: number): Reading | undefined {
+  const marks = old.marks?.slice(0, MARK * old.lines);
+  const [journal, steps] = [marks?.[MARK * m], marks?.[MARK * m + 1]];
+  const found = old.run.journal?.slice(journal, marks?.[MARK * (old.lines - 1)]);
+  if (!marks || !now.marks || !found || steps === undefined || old.lines <= m + 1) return undefined;
   const threads = old.run.threads.spliced(now.run.threads, from);
   const usage = old.usage.spliced(now.usage, from);
-  const delta = bytes - oldBytes;
-  if (!threads || !usage || (maxTextBytes !== undefined && old.bytes + delta > maxTextBytes)) return undefined;
-  const run = splicedRun(now.run, old.run, old.run.journal.slice(journal), later, from);
-  const marks = [...now.marks, ...laterMarks(old.marks.slice(MARK * (m + 1)), (now.run.journal?.length ?? 0) - journal, delta)];
-  const reading = { ...old, reader: old.reader.fork(), run: { ...run, threads }, unreadMemo: new UnreadMemo(), usage, bytes: old.bytes + delta, marks };
-  return { reading, bytes: delta };
+  if (!threads || !usage) return undefined;
+  const run = splicedRun(now.run, old.run, found, old.run.steps.slice(steps), from);
+  const kept = [...now.marks, ...laterMarks(marks.slice(MARK * (m + 1)), (now.run.journal?.length ?? 0) - (journal ?? 0), delta)];
+  return { ...old, reader: old.reader.fork(), run: { ...run, threads }, unreadMemo: new UnreadMemo(), usage, bytes: old.bytes + delta, marks: kept };
 }
 
 /** Whether both steps are read from the line at `start`, their windows after equal (the window tracker holds it). */

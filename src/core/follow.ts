@@ -128,8 +128,9 @@ export class Follower {
   private checkpoints: Checkpoint[] = [];
   /** The usage scanner of the reading whose line is being read: told the value its reader parsed (no second parse of the line). */
   private told: UsageScanner | undefined;
-  /** After an edit inside one line: the reading before it, kept if the new one converges with it (follow-reuse.ts). */
+  /** After an edit inside one line: the reading before it and its checkpoints after the edit, kept if the new one converges with it (follow-reuse.ts). */
   private reuse: Reuse | undefined;
+  private afterEdit: Checkpoint[] = [];
   /** Characters of the text given next that the reading kept after an edit holds already. */
   private skip = 0;
 
@@ -153,7 +154,7 @@ export class Follower {
 
   /** Forgets the file: the next `append` starts it again (it was truncated or replaced). */
   restart(): void {
-    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], fedBytes: 0, reuse: undefined, skip: 0 });
+    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], fedBytes: 0, reuse: undefined, afterEdit: [], skip: 0 });
   }
 
   /**
@@ -173,7 +174,7 @@ export class Follower {
     const checkpoint = kept[kept.length - 1];
     if (!checkpoint) return false;
     this.reuse = this.reading && planReuse(this.reading, changes, this.fed, this.fedBytes, this.bom ? 1 : 0);
-    this.skip = 0;
+    Object.assign(this, { afterEdit: this.reuse ? this.checkpoints.filter((c) => c.fed > at) : [], skip: 0 });
     const starts = LineIndex.fromStarts(checkpoint.reading.starts.lineStarts().slice(0, checkpoint.lineStarts));
     Object.assign(this, { checkpoints: kept, fed: checkpoint.fed, fedBytes: checkpoint.fedBytes, pending: '' });
     this.given = checkpoint.fed + (this.bom ? 1 : 0);
@@ -285,13 +286,20 @@ export class Follower {
    * lines it may converge within.
    */
   private resumed(reading: Reading, m: number, bytes: () => number): boolean {
-    const reuse = this.reuse as Reuse;
-    const done = converged(reading, reuse, m, bytes(), this.options.maxTextBytes);
-    if (!done && !pastReuse(reuse, m)) return false;
-    this.reuse = undefined;
-    if (!done) return false;
-    this.reading = done.reading;
-    Object.assign(this, { fed: reuse.fed, fedBytes: reuse.fedBytes + done.bytes, pending: '' });
+    const [reuse, later] = [this.reuse as Reuse, this.afterEdit];
+    const splice = converged(reading, reuse, m, bytes(), this.options.maxTextBytes);
+    const spliced = splice?.of(reuse.old);
+    if (!spliced && !pastReuse(reuse, m)) return false;
+    Object.assign(this, { reuse: undefined, afterEdit: [] });
+    if (!splice || !spliced) return false;
+    // The old checkpoints after the line, spliced too: a later edit further down reads from one of them.
+    const after = later.filter((c) => c.reading.lines > m + 1).flatMap((c) => {
+      const moved = splice.of(c.reading);
+      return moved ? [{ ...c, fedBytes: c.fedBytes + splice.bytes, reading: moved }] : [];
+    });
+    this.checkpoints.push(...after);
+    this.trimCheckpoints();
+    Object.assign(this, { reading: spliced, fed: reuse.fed, fedBytes: reuse.fedBytes + splice.bytes, pending: '' });
     return true;
   }
 
@@ -308,6 +316,11 @@ export class Follower {
     // The journal is shared as the marks are: a checkpoint's part is what its marks count.
     frozen.run.journal = reading.run.journal;
     this.checkpoints.push({ fed, fedBytes: fedBytes(), reading: frozen, lineStarts: reading.starts.lineStarts().length, held });
+    this.trimCheckpoints();
+  }
+
+  /** Drops the checkpoint whose neighbours are closest (never the first or the last two) while they are too many or hold too much. */
+  private trimCheckpoints(): void {
     const over = () => this.checkpoints.length > MAX_CHECKPOINTS || (this.checkpoints.length > 3 && this.checkpoints.reduce((n, c) => n + c.held, 0) > MAX_CHECKPOINT_LINES);
     while (over()) this.checkpoints.splice(closestBetween(this.checkpoints), 1);
   }

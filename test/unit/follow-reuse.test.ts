@@ -57,6 +57,7 @@ const replace = (needle: string, inserted: string): Edit => (text, pick) => {
 
 const EDITS: Record<string, Edit> = {
   'a word, same length': replace('the', 'our'),
+  'a word, same length, more bytes': replace('the', 'été'),
   'a word, longer': replace('the', 'these'),
   'a word, shorter': replace('the', 'a'),
   'a quote broken': replace('"', "'"),
@@ -134,6 +135,7 @@ function assertLikeFull(format: LogFormat, text: string, checks: readonly (reado
     if (append) text += text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
     const report = follower.append(text.slice(follower.position));
     assert.deepEqual(report, checkTranscript({ file: `${format}.jsonl`, text }, options), `after ${JSON.stringify(edits)}`);
+    assert.equal(follower.bytes, Buffer.byteLength(text, 'utf8'), 'the bytes read');
     if (read.length < lineStarts(text).length / 3) kept++;
   }
   return kept;
@@ -143,7 +145,10 @@ const pickArb = fc.double({ min: 0.05, max: 0.999, noNaN: true });
 /** A check after one edit of any kind, after one or two that keep a line's length (two in one line too), or after edits at two places. */
 const checkArb = fc.oneof(
   { arbitrary: fc.tuple(fc.constantFrom(...Object.keys(EDITS)), pickArb).map((edit) => [edit]), weight: 1 },
-  { arbitrary: fc.tuple(pickArb, fc.boolean()).map(([pick, twice]): [string, number][] => (twice ? [['a word, same length', pick], ['a word, same length', (pick * 1.0001) % 1]] : [['a word, same length', pick]])), weight: 3 },
+  {
+    arbitrary: fc.tuple(fc.constantFrom('a word, same length', 'a word, same length, more bytes'), pickArb, fc.boolean()).map(([name, pick, twice]): [string, number][] => (twice ? [[name, pick], ['a word, same length', (pick * 1.0001) % 1]] : [[name, pick]])),
+    weight: 3,
+  },
   { arbitrary: fc.array(fc.tuple(fc.constantFrom(...Object.keys(EDITS)), pickArb), { minLength: 2, maxLength: 2 }), weight: 1 },
 );
 const checksArb = fc.array(checkArb, { minLength: 1, maxLength: 4 });
@@ -158,7 +163,7 @@ describe('a followed request log edited inside one line', () => {
           const text = withIncidents(format, log(format, requests, seed, 2000), incidents);
           kept += assertLikeFull(format, text, checks, { keepRewrites: true, tokens: false, limits: { maxFindingsPerRule } }, append);
         }),
-        { numRuns: 40, seed: 14 },
+        { numRuns: 50, seed: 14 },
       );
       assert.ok(kept >= 10, `edits that kept the later reading: ${kept}`);
     });
@@ -171,7 +176,7 @@ describe('a followed request log edited inside one line', () => {
     );
   });
 
-  it('reads again only from the checkpoint before the edit to the line after the next', () => {
+  it('reads again only from the checkpoint before the edit to the line after the next, and a later edit from a checkpoint after the first', () => {
     const text = log('anthropic', 60, 2, 2000);
     const starts = lineStarts(text);
     const read: SourceLine[] = [];
@@ -186,9 +191,18 @@ describe('a followed request log edited inside one line', () => {
     const edited = applied(text, change);
     assert.deepEqual(follower.append(edited.slice(from)), checkTranscript({ file: 'log.jsonl', text: edited }, options));
     assert.ok(read.length > 0 && read.every((line) => line.offset >= from && line.offset < (starts[k + 2] ?? 0)), `${read.length} lines read again, up to ${read.at(-1)?.offset} (line ${k + 1} edited)`);
-    // Appends after it are read as ever.
+    // An edit further down reads from a checkpoint of the reading kept (its own, after the first edit), not from before the first edit.
+    const second = replace('the', 'our')(edited, 0.8)!;
+    const k2 = starts.filter((s) => s <= second.from).length - 1;
+    read.length = 0;
+    assert.ok(follower.rewind(second.from, [second]));
+    const twice = applied(edited, second);
+    assert.deepEqual(follower.append(twice.slice(follower.position)), checkTranscript({ file: 'log.jsonl', text: twice }, options));
+    const between = starts.filter((s) => s > (starts[k + 1] ?? 0) && s <= second.from).length;
+    assert.ok(read.length > 0 && read.length <= 4 && read.every((line) => line.offset < (starts[k2 + 2] ?? 0)), `${read.length} lines read again, from ${read[0]?.offset} (line ${k2 + 1} edited, ${between} lines after the first edit's)`);
+    // Appends after them are read as ever.
     const more = text.slice(starts.at(-1));
-    assert.deepEqual(follower.append(more), checkTranscript({ file: 'log.jsonl', text: edited + more }, options));
+    assert.deepEqual(follower.append(more), checkTranscript({ file: 'log.jsonl', text: twice + more }, options));
   });
 
   it('in the editor: a document edited inside one line is reported as checked whole', () => {
