@@ -55,6 +55,12 @@ export class DiffView {
   private generation = 0;
   /** The panel's width, kept by a ResizeObserver: reading it per step would force a layout mid-step. */
   private width: number;
+  /**
+   * True from a step's reveal until the user scrolls, clicks or types in the diff: the editors are laid
+   * out after the step's banner (automatic layout, a frame later), so the change centred in the old
+   * height is revealed again in the new one.
+   */
+  private revealing = false;
 
   constructor(container: HTMLElement) {
     this.width = container.clientWidth;
@@ -107,6 +113,16 @@ export class DiffView {
     this.after = new Pane('after', this.diff.getModifiedEditor(), modified);
     for (const pane of [this.before, this.after]) this.linkPairs(pane);
     this.folds = new Folds(this.before.editor, this.after.editor);
+    this.revealAgainOnLayout(container);
+  }
+
+  /** A layout change of either editor while `revealing` reveals the step's first change again. */
+  private revealAgainOnLayout(container: HTMLElement): void {
+    for (const pane of [this.before, this.after]) {
+      pane.editor.onDidLayoutChange(() => this.revealing && this.revealFirstChange());
+      pane.editor.onKeyDown(() => (this.revealing = false));
+    }
+    for (const type of ['wheel', 'mousedown', 'touchstart'] as const) container.addEventListener(type, () => (this.revealing = false), { capture: true, passive: true });
   }
 
   /** Shows a step's two windows; resolves once the diff is computed and violations are marked. */
@@ -126,6 +142,7 @@ export class DiffView {
         this.markViolations(content.before);
         this.folds.apply(this.diff.getLineChanges() ?? [], this.longLines.of(content.before.text, this.before.model, content.splices?.before));
         this.revealFirstChange();
+        this.revealing = true;
         for (const pane of [this.before, this.after]) pane.decorateVisible();
       }),
     );
@@ -174,6 +191,7 @@ export class DiffView {
   /** Shows nothing (a transcript without steps, or no transcript). */
   clear(): void {
     this.generation++;
+    this.revealing = false;
     this.hovered = this.pinned = undefined;
     this.folds.reset();
     this.longLines.reset();
@@ -189,6 +207,7 @@ export class DiffView {
     this.pinned = callId;
     this.highlight();
     if (!callId) return;
+    this.revealing = false;
     for (const pane of [this.before, this.after]) {
       const line = pane.callLine(callId);
       if (line !== undefined) this.folds.expandLine(pane === this.before ? 'original' : 'modified', line);

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { incidentReport } from '../fixtures/inspector/reports';
-import { fixtureOf, type Harness, openInspector, startHarness, waitReady } from './harness';
+import { incidentReport, tallerBannerReport } from '../fixtures/inspector/reports';
+import { ENGINE, fixtureOf, type Harness, openInspector, startHarness, waitReady } from './harness';
 
 let harness: Harness;
 before(async () => {
@@ -67,6 +67,17 @@ test('at a 400 px panel the diff is inline and every banner reason wraps, none c
   await page.context().close();
 });
 
+test('at a 400 px panel the inline diff has one column of labels: the left and right labels stack, never side by side', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(incidentReport()), 'light', 400);
+  const boxes = await page.locator('.pl-columns > div').evaluateAll((labels) => labels.map((l) => l.getBoundingClientRect().toJSON() as DOMRect));
+  assert.equal(boxes.length, 2, 'a label for each side');
+  const [left, right] = boxes as [DOMRect, DOMRect];
+  assert.equal(right.left, left.left, `both labels start at the panel's left (${left.left}, ${right.left})`);
+  assert.ok(right.top >= left.bottom, `the right side's label is below the left's (${right.top} >= ${left.bottom})`);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
 test('stepping leaves the diff where it is: a step with fewer reasons and findings keeps the banner and the tabs their height', async () => {
   const { page, errors } = await openInspector(harness, fixtureOf(incidentReport()));
   // The frame showing the step is painted, and the work the panel leaves for the idle time after it is done.
@@ -87,6 +98,32 @@ test('stepping leaves the diff where it is: a step with fewer reasons and findin
   await page.keyboard.press('[');
   await settled(1);
   assert.equal(await diffBox(), first.box, 'back at step 1');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a narrow panel: a step whose banner is taller than any before it still opens at its first change, in view once the panel is laid out', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(tallerBannerReport(), 'light', ENGINE, 1), 'light', 520);
+  const reasons = () => page.locator('.pl-reasons li').count();
+  assert.ok((await reasons()) <= 1, 'step 1 (an append) has a one-line banner');
+  await page.keyboard.press(']');
+  await waitReady(page, 2);
+  assert.ok((await reasons()) >= 5, 'step 2 lists its five reasons');
+  // The frame showing the step, then what the panel leaves for the idle time after it.
+  await page.waitForFunction(() => Boolean(document.body.dataset.paintMs));
+  await page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => requestAnimationFrame(() => requestAnimationFrame(resolve)))));
+  // The first change: messages 100–102 of the left side (turn 34) were dropped; the diff's box must show them.
+  const shown = await page.evaluate(() => {
+    const box = document.querySelector('.editor.modified .monaco-scrollable-element')!.getBoundingClientRect();
+    return Array.from(document.querySelectorAll<HTMLElement>('.editor.modified .view-line'))
+      .filter((line) => {
+        const r = line.getBoundingClientRect();
+        return r.bottom > box.top && r.top < box.bottom;
+      })
+      .map((line) => line.textContent ?? '')
+      .join('\n');
+  });
+  assert.match(shown, /module_34\.ts/, `the dropped messages are on screen, not below it:\n${shown.slice(0, 400)}`);
   assert.deepEqual(errors, []);
   await page.context().close();
 });
