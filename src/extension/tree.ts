@@ -84,6 +84,8 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
         this.refresh();
       }),
       sessions.onDidClose(() => this.changed.fire(undefined)),
+      // Shown again (the view was hidden while the step changed): the selected step, selected.
+      this.view.onDidChangeVisibility((e) => e.visible && this.revealSelected()),
       vscode.commands.registerCommand(PROBLEMS_ONLY_COMMAND, () => this.toggleProblemsOnly()),
     ];
   }

@@ -155,6 +155,21 @@ suite('stepping, CodeLens, tree', () => {
     assert.equal(session.document.getText(editor.selection), '"call_b"');
   });
 
+  test('the Rewrites view opened after a step was selected shows that step selected', async () => {
+    const { session } = await openTranscript(fixture('three-steps.trace.jsonl'));
+    const { tree } = await api();
+    await waitFor('the steps', () => (session.report?.steps.length ?? 0) >= 3);
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    await waitFor('the view hidden', () => !tree.view.visible);
+    const last = session.report!.steps.at(-1)!;
+    session.selectStep(last.index);
+    await vscode.commands.executeCommand('prefixLens.rewrites.focus');
+    await waitFor(`step ${last.index} selected in the view once it shows`, () => {
+      const node = tree.view.selection[0];
+      return node?.kind === 'step' && node.step.index === last.index;
+    });
+  });
+
   test('the Rewrites view follows the selected step and has a "problems only" filter', async () => {
     const { session } = await openTranscript(fixture('three-steps.trace.jsonl'));
     const { tree } = await api();
