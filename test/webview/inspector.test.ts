@@ -218,6 +218,23 @@ test('switching to a file with no steps drops the previous diff, fix preview and
   await page.context().close();
 });
 
+test('a file with no steps shows its tool pairs at once (their tab open) and says it is clean; a file with steps opens on Findings again', async () => {
+  const file = join(ROOT, 'test', 'fixtures', 'vscode', 'anthropic-clean.json');
+  const source = readFileSync(file, 'utf8');
+  const clean = checkTranscript({ file, text: source }, { keepRewrites: true });
+  assert.equal(clean.steps.length, 0, 'one request: no steps');
+  const { page, errors } = await openInspector(harness, fixtureOf(incidentReport()));
+  await hostSends(page, { type: 'transcript', view: transcriptView(clean, undefined, ENGINE, source) });
+  assert.match((await page.locator('.pl-notice').textContent()) ?? '', /Clean: no problems found\. Its 1 tool call is listed under Tool pairs\./);
+  const pair = page.locator('.pl-pairs .pl-pair-item', { hasText: 'toolu_01C' });
+  await pair.waitFor({ state: 'visible', timeout: 5_000 });
+  assert.equal(await page.locator('.pl-tabs').evaluate((tabs) => (tabs as HTMLElement & { selectedIndex: number }).selectedIndex), 1, 'the Tool pairs tab is open');
+  await hostSends(page, { type: 'transcript', view: transcriptView(incidentReport(), undefined, ENGINE) });
+  assert.equal(await page.locator('.pl-tabs').evaluate((tabs) => (tabs as HTMLElement & { selectedIndex: number }).selectedIndex), 0, 'back on a file with steps: Findings');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
 test('a hostile transcript renders inert and readable', async () => {
   const { page, errors } = await openInspector(harness, fixtureOf(hostileReport(), 'dark'), 'dark');
   await page.waitForTimeout(300);

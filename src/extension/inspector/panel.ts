@@ -17,6 +17,7 @@ import {
 } from '../../shared/protocol';
 import { APPLY_FIX_COMMAND, type FixOutcome } from '../fixes';
 import type { Session, Sessions } from '../sessions';
+import { isZip } from '../viewed-files';
 import { INSPECTOR_PAGE, makeNonce, webviewHtml } from '../webview-html';
 import { transcriptView, chooseStep, type InspectorEngine, type RenderedStep, renderStep, stepEdit } from './views';
 import { planFix, renderWindow, type Report } from '../engine';
@@ -63,6 +64,25 @@ export interface Comparison {
   onClose(): void;
 }
 
+/**
+ * A report the panel shows without a text session of its own: a comparison, or a file shown only in
+ * a view (a zipped `.eval`, checked by Sessions' viewed files). No fix: neither is edited here.
+ */
+interface Detached {
+  readonly title: string;
+  report(): Report | undefined;
+  /** What the panel says while there is no report (checking, or why the check failed). */
+  waiting(): string;
+  /** The step shown until another is picked. */
+  firstStep(report: Report): number | undefined;
+  /** Set for a comparison: the older side's name. */
+  readonly comparedWith?: string;
+  /** Set for a viewed file: its URI. */
+  readonly viewed?: vscode.Uri;
+  /** Called once when the panel stops showing it. */
+  close(): void;
+}
+
 const basename = (uri: vscode.Uri | string) => (typeof uri === 'string' ? uri : uri.path).split(/[\\/]/).pop() ?? '';
 
 /** The file of the active editor tab (text, custom or binary editor), if it has one. */
@@ -93,9 +113,9 @@ class InspectorHost implements vscode.Disposable {
    */
   private shown: Shown = NOTHING_SHOWN;
 
-  /** The comparison shown instead of a session, and its selected step. */
-  private comparison: Comparison | undefined;
-  private comparisonStep: number | undefined;
+  /** The comparison or viewed file shown instead of a session, and its selected step. */
+  private detached: Detached | undefined;
+  private detachedStep: number | undefined;
   /** Why the panel shows no transcript, when the active tab is a file it cannot read. */
   private unreadable: string | undefined;
 
@@ -103,7 +123,20 @@ class InspectorHost implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly sessions: Sessions,
   ) {
-    context.subscriptions.push(sessions.onDidChangeActive((session) => session && this.follow(session)));
+    context.subscriptions.push(
+      sessions.onDidChangeActive((session) => session && this.follow(session)),
+      vscode.window.tabGroups.onDidChangeTabs(() => this.followTab()),
+      vscode.window.tabGroups.onDidChangeTabGroups(() => this.followTab()),
+    );
+  }
+
+  /** A zipped .eval has no text session: the panel follows its tab (the session view), and from it back to a transcript's tab. */
+  private followTab(): void {
+    const uri = activeTabUri();
+    if (!this.panel || !uri) return;
+    const session = this.sessions.get(uri);
+    if (session && this.detached?.viewed) this.follow(session);
+    else if (!session && isZip(uri)) this.showViewed(uri);
   }
 
   open(...args: unknown[]): void {
@@ -117,18 +150,46 @@ class InspectorHost implements vscode.Disposable {
       this.adopt(vscode.window.createWebviewPanel(VIEW_TYPE, 'Prefix Lens Inspector', column, webviewOptions(this.context)));
     } else this.panel.reveal(undefined, false);
     if (session) this.follow(session);
+    else if (uri && isZip(uri)) this.showViewed(uri);
     else if (uri) this.showUnreadable(uri);
     if (session && target.step !== undefined) session.selectStep(target.step);
   }
 
-  /** The active tab is a file Prefix Lens does not read as a text transcript (a zipped `.eval`, any other file): say so, never keep showing the previous file. */
+  /** The active tab is a file Prefix Lens does not read as a transcript: say so, never keep showing the previous file. */
   private showUnreadable(uri: vscode.Uri): void {
     this.leave();
     const name = basename(uri);
     if (this.panel) this.panel.title = `Inspector: ${name}`;
-    this.unreadable = uri.path.toLowerCase().endsWith('.eval')
-      ? `${name} is a zipped Inspect AI log: the inspector shows text transcripts only. Check it with \`prefix-lens check\`, or open its .json log.`
-      : `${name} is not a transcript Prefix Lens recognises: nothing to inspect.`;
+    this.unreadable = `${name} is not a transcript Prefix Lens recognises: nothing to inspect.`;
+    this.push();
+  }
+
+  /** A zipped `.eval` (no text document): its report from Sessions' viewed files, checked and followed on disk while shown. */
+  private showViewed(uri: vscode.Uri): void {
+    const viewed = this.sessions.viewed;
+    if (this.detached?.viewed?.toString() === uri.toString()) return;
+    const shown = viewed.show(uri);
+    const updates = viewed.onDidUpdate((file) => file.uri.toString() === uri.toString() && this.push());
+    this.showDetached({
+      title: `Inspector: ${basename(uri)}`,
+      report: () => viewed.get(uri)?.report,
+      waiting: () => {
+        const failure = viewed.get(uri)?.failure;
+        return failure ? `Prefix Lens could not check ${basename(uri)}: ${failure}` : `Checking ${basename(uri)}…`;
+      },
+      firstStep: () => undefined,
+      viewed: uri,
+      close: () => {
+        updates.dispose();
+        shown.dispose();
+      },
+    });
+  }
+
+  private showDetached(detached: Detached): void {
+    this.leave();
+    this.detached = detached;
+    if (this.panel) this.panel.title = detached.title;
     this.push();
   }
 
@@ -166,18 +227,24 @@ class InspectorHost implements vscode.Disposable {
   /** "Compare with…": shows the snapshot step of `comparison.report` (older left) until the panel follows something else or closes. */
   showComparison(comparison: Comparison): void {
     this.open(comparison.newer);
-    this.leave();
-    this.comparison = comparison;
-    if (this.panel) this.panel.title = `Compare: ${basename(comparison.newer)} ← ${basename(comparison.olderName)}`;
-    this.push();
+    this.showDetached({
+      title: `Compare: ${basename(comparison.newer)} ← ${basename(comparison.olderName)}`,
+      report: () => comparison.report,
+      waiting: () => '',
+      firstStep: (report) => report.steps.at(-1)?.index,
+      comparedWith: comparison.olderName,
+      close: () => comparison.onClose(),
+    });
   }
 
   /** What the panel shows (or will show as soon as it is visible): a transcript and step, a comparison, or why nothing. */
   get showing(): InspectorShowing {
-    const comparison = this.comparison;
-    if (comparison) {
-      const step = this.comparisonSelected(comparison.report);
-      return { file: comparison.report.file, ...(step === undefined ? {} : { step }), comparedWith: comparison.olderName };
+    const detached = this.detached;
+    if (detached) {
+      const report = detached.report();
+      if (!report) return { reason: detached.waiting() };
+      const step = this.detachedSelected(detached, report);
+      return { file: report.file, ...(step === undefined ? {} : { step }), ...(detached.comparedWith ? { comparedWith: detached.comparedWith } : {}) };
     }
     const report = this.session?.report;
     if (!report) return { reason: this.session ? 'checking' : this.unreadable ?? 'no transcript' };
@@ -185,21 +252,21 @@ class InspectorHost implements vscode.Disposable {
     return { file: report.file, ...(step === undefined ? {} : { step }) };
   }
 
-  private comparisonSelected(report: Report): number | undefined {
-    return chooseStep(report, this.comparisonStep, report.steps.at(-1)?.index);
+  private detachedSelected(detached: Detached, report: Report): number | undefined {
+    return chooseStep(report, this.detachedStep, detached.firstStep(report));
   }
 
-  /** Stops showing the current session, comparison (its diagnostics go with it) or unreadable file. */
+  /** Stops showing the current session, comparison (its diagnostics go with it), viewed or unreadable file. */
   private leave(): void {
     this.session = undefined;
     this.sessionSubscription?.dispose();
     this.sessionSubscription = undefined;
     this.unreadable = undefined;
-    const comparison = this.comparison;
-    this.comparison = undefined;
-    this.comparisonStep = undefined;
+    const detached = this.detached;
+    this.detached = undefined;
+    this.detachedStep = undefined;
     this.shown = { ...this.shown, report: undefined, rendered: undefined };
-    comparison?.onClose();
+    detached?.close();
   }
 
   private follow(session: Session): void {
@@ -226,7 +293,7 @@ class InspectorHost implements vscode.Disposable {
         this.push();
         return;
       case 'selectStep':
-        if (this.comparison) this.comparisonStep = message.step;
+        if (this.detached) this.detachedStep = message.step;
         session?.selectStep(message.step);
         this.push();
         return;
@@ -252,7 +319,7 @@ class InspectorHost implements vscode.Disposable {
   /** Sends what changed since the webview's last message: the transcript view, a step, or nothing. */
   private push(): void {
     if (!this.panel || !this.shown.ready) return;
-    if (this.comparison) return this.pushComparison(this.comparison);
+    if (this.detached) return this.pushDetached(this.detached);
     const session = this.session;
     const report = session?.report;
     if (!session || !report) {
@@ -262,9 +329,11 @@ class InspectorHost implements vscode.Disposable {
     this.pushReport(report, chooseStep(report, session.selectedStep), () => session.document.getText());
   }
 
-  /** A comparison's steps, its snapshot step selected; no fix (neither file is edited). */
-  private pushComparison(comparison: Comparison): void {
-    this.pushReport(comparison.report, this.comparisonSelected(comparison.report), () => undefined);
+  /** A comparison's or viewed file's steps (a comparison's snapshot step first); no fix (neither file is edited). */
+  private pushDetached(detached: Detached): void {
+    const report = detached.report();
+    if (!report) return this.showEmpty(detached.waiting());
+    this.pushReport(report, this.detachedSelected(detached, report), () => undefined);
   }
 
   /**

@@ -20,15 +20,27 @@ suite('inspector panel', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  test('"Open Inspector" on a zipped .eval never keeps showing the previous transcript', async () => {
+  test('a zipped .eval: the inspector shows its steps, never the previous transcript, and follows its tab both ways', async () => {
     const { session } = await openTranscript(example('self-edit.trace.jsonl'));
     await vscode.commands.executeCommand('prefixLens.openInspector');
     await showing('self-edit', (s) => s.file === session.uri.fsPath && s.step === 1);
+    const evalTab = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label === path.basename(EVAL()));
     await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(EVAL()));
-    await waitFor('the .eval tab', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === path.basename(EVAL()));
+    await waitFor('the .eval tab', () => evalTab()?.isActive);
+    // The panel was open: it follows the .eval's tab (the session view) to that file's report.
+    const followed = await showing('the .eval file', (s) => s.file === EVAL());
+    assert.equal(followed.step, 1, 'its first step (all five patch)');
+    // Back to the transcript's tab: the panel follows it again.
+    await vscode.window.showTextDocument(session.document, vscode.ViewColumn.One);
+    await showing('self-edit again', (s) => s.file === session.uri.fsPath);
+    // "Open Inspector" on the .eval's tab: its report, with the step picked in the panel.
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(EVAL()));
+    await waitFor('the .eval tab', () => evalTab()?.isActive);
     await vscode.commands.executeCommand('prefixLens.openInspector');
-    const shown = await showing('the .eval file', (s) => s.file === undefined);
-    assert.match(shown.reason ?? '', /inspect_log_message_deduplication\.eval is a zipped Inspect AI log/);
+    const shown = await showing('the .eval file', (s) => s.file === EVAL());
+    assert.equal(shown.reason, undefined);
+    const { sessions } = await api();
+    assert.equal(sessions.viewed.get(vscode.Uri.file(EVAL()))?.report?.steps.length, 5, 'checked by Sessions, as the session view shows it');
   });
 
   test('switching to a transcript without steps shows that file, not the previous step', async () => {
