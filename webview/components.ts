@@ -10,7 +10,7 @@ import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import { el } from './dom';
-import type { FindingView, PaneSegment, StepDetail, StepSummary } from '../src/shared/protocol';
+import type { FindingView, PaneSegment, StepDetail, StepSummary, TranscriptView } from '../src/shared/protocol';
 import { threadSuffix } from '../src/shared/session-text';
 
 const icon = (name: string, className = '') => el('span', { className: `codicon codicon-${name} ${className}`, attrs: { 'aria-hidden': 'true' } });
@@ -149,4 +149,19 @@ export function pairItems(segments: readonly PaneSegment[], onSelect: (id: strin
     item.addEventListener('click', () => onSelect(s.callId!));
     return el('li', {}, item);
   });
+}
+
+/** What a transcript without steps says about itself: clean, or how many problems its findings list. */
+function cleanliness(view: TranscriptView): string {
+  const problems = view.windowFindings.filter((f) => f.severity !== 'info').length;
+  const unlisted = view.findingsTotal - view.windowFindings.length;
+  if (problems === 0 && unlisted === 0) return 'Clean: no problems found.';
+  return problems === 0 ? 'See Findings.' : `${number(problems)} problem${problems === 1 ? '' : 's'}: see Findings.`;
+}
+
+/** The notice of a transcript without steps: nothing to compare, whether it is clean, and where its tool pairs are. */
+export function noStepsNotice(view: TranscriptView, pairs: readonly PaneSegment[]): string {
+  const calls = pairs.filter((p) => p.role === 'call').length;
+  const paired = calls === 0 ? '' : calls === 1 ? ' Its 1 tool call is listed under Tool pairs.' : ` Its ${number(calls)} tool calls are listed under Tool pairs.`;
+  return `No rewrite steps in ${view.file}: nothing to compare. ${cleanliness(view)}${paired}`;
 }

@@ -21,7 +21,7 @@ import {
   type StepEdit,
   type WebviewMessage,
 } from '../src/shared/protocol';
-import { banner, button, findingItem, number, pairItems, SteadyHeight, timeline } from './components';
+import { banner, button, findingItem, noStepsNotice, number, pairItems, SteadyHeight, timeline } from './components';
 import { el } from './dom';
 import { DiffView, type Splices } from './diff';
 import { followTheme } from './theme';
@@ -33,14 +33,6 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
-
-/** What a transcript without steps says about itself: clean, or how many problems its findings list. */
-function cleanliness(view: TranscriptView): string {
-  const problems = view.windowFindings.filter((f) => f.severity !== 'info').length;
-  const unlisted = view.findingsTotal - view.windowFindings.length;
-  if (problems === 0 && unlisted === 0) return 'Clean: no problems found.';
-  return problems === 0 ? 'See Findings.' : `${number(problems)} problem${problems === 1 ? '' : 's'}: see Findings.`;
-}
 
 /** Work the panel leaves for when the browser is idle after the step's frame, by kind (a later one of a kind replaces the earlier). */
 type AfterPaint = 'pairs' | 'timeline' | 'heights' | 'texts';
@@ -66,6 +58,9 @@ class Inspector {
   private readonly findings = el('ul', { className: 'pl-findings', attrs: { 'aria-label': 'Findings' } });
   private readonly pairs = el('ul', { className: 'pl-pairs', attrs: { 'aria-label': 'Tool pairs' } });
   private readonly findingsHeader = el('vscode-tab-header', { text: 'Findings' });
+  private readonly tabs = el('vscode-tabs', { className: 'pl-tabs' }) as HTMLElement & { selectedIndex: number };
+  /** True while the Tool pairs tab is open because a file without steps has nothing else to show. */
+  private pairsTabOpened = false;
   private readonly columns = el('div', { className: 'pl-columns' });
   private readonly notice = el('div', { className: 'pl-notice', attrs: { role: 'status' } });
   private readonly diff: DiffView;
@@ -200,14 +195,8 @@ class Inspector {
   }
 
   private bottom(): HTMLElement {
-    const tabs = el(
-      'vscode-tabs',
-      { className: 'pl-tabs' },
-      this.findingsHeader,
-      el('vscode-tab-panel', {}, this.findings),
-      el('vscode-tab-header', { text: 'Tool pairs' }),
-      el('vscode-tab-panel', {}, this.pairs),
-    );
+    const tabs = this.tabs;
+    tabs.append(this.findingsHeader, el('vscode-tab-panel', {}, this.findings), el('vscode-tab-header', { text: 'Tool pairs' }), el('vscode-tab-panel', {}, this.pairs));
     for (const header of Array.from(tabs.querySelectorAll('vscode-tab-header'))) header.setAttribute('slot', 'header');
     return el('section', { className: 'pl-bottom' }, tabs);
   }
@@ -222,14 +211,21 @@ class Inspector {
     if (!detail) {
       this.clearStep();
       const pairs = view.pairs ?? [];
-      const paired = pairs.length > 0 ? ` Its ${pairs.filter((p) => p.role === 'call').length} tool calls are listed under Tool pairs.` : '';
-      this.showNotice(`No rewrite steps in ${view.file}: nothing to compare. ${cleanliness(view)}${paired}`);
+      this.showNotice(noStepsNotice(view, pairs));
       this.listPairs(pairItems(pairs, () => undefined));
+      this.openPairsTab(pairs.length > 0);
       this.markReady(undefined);
       return;
     }
     this.showNotice('');
+    this.openPairsTab(false);
     void this.renderDetail(view, detail);
+  }
+
+  /** A file without steps opens on its Tool pairs (nothing else to show); a file with steps on Findings again, unless the user picked the tab. */
+  private openPairsTab(open: boolean): void {
+    if (open && this.tabs.selectedIndex === 0) [this.tabs.selectedIndex, this.pairsTabOpened] = [1, true];
+    else if (!open && this.pairsTabOpened) [this.tabs.selectedIndex, this.pairsTabOpened] = [0, false];
   }
 
   private async renderDetail(view: TranscriptView, detail: StepDetail): Promise<void> {
