@@ -21,6 +21,7 @@
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import { asArray, asObject, asString, prop, propString, rangeOf } from '../json/nodes';
 import type { Block, ContextWindow, Message, Role, ServerState, ToolSchema } from '../model';
+import type { SourceRange } from '../text';
 import type { FormatAdapter } from '../transcript';
 import { neutralRole } from './common';
 import { opaqueValue, partsToBlocks, textMessage } from './provider-common';
@@ -67,7 +68,7 @@ export function readResponsesRequest(body: JsonObject, carried: readonly Message
   const instructions = prop(body, 'instructions');
   const preamble = instructions?.type === 'string' && instructions.value !== '' ? [textMessage('system', instructions)] : [];
   const items = asArray(inputNode);
-  const input = items ? carried.concat(items.items.map((item) => readItem(item, items))) : inputNode?.type === 'string' ? [textMessage('user', inputNode)] : [];
+  const input = items ? carried.concat(readItems(items)) : inputNode?.type === 'string' ? [textMessage('user', inputNode)] : [];
   const messages = preamble.length > 0 ? preamble.concat(input) : input;
   const window: ContextWindow = {
     format: 'openai-responses',
@@ -86,7 +87,7 @@ export function readResponsesRequest(body: JsonObject, carried: readonly Message
 /** The `output[]` items of a logged response, one message each. */
 export function readResponsesOutput(body: JsonNode | undefined): Message[] {
   const output = asArray(prop(body, 'output'));
-  return output ? output.items.map((item) => readItem(item, output)) : [];
+  return output ? readItems(output) : [];
 }
 
 function readTool(node: JsonNode): ToolSchema {
@@ -104,25 +105,40 @@ function serverStateOf(body: JsonObject): ServerState | undefined {
   return id ? { kind: 'conversation', id, source: rangeOf(conversation) } : undefined;
 }
 
-/** One `input` / `output` item as a message of its own. */
-export function readItem(node: JsonNode, container: JsonArray): Message {
-  const base = { source: rangeOf(node), container: rangeOf(container) };
+/** The items of an `input` / `output` array, one message each; they share one range of the array. */
+function readItems(array: JsonArray): Message[] {
+  const range = rangeOf(array);
+  return array.items.map((item) => readItem(item, array, range));
+}
+
+/** One `input` / `output` item as a message of its own; `containerRange`: the range of `container`. */
+export function readItem(node: JsonNode, container: JsonArray, containerRange = rangeOf(container)): Message {
   const item = asObject(node);
   const type = propString(item, 'type');
   const role = propString(item, 'role');
   if (item && role !== undefined && (type === undefined || type === 'message')) {
-    return { ...base, role: neutralRole(role, 'user'), blocks: contentBlocks(prop(item, 'content')) };
+    return itemMessage(node, containerRange, neutralRole(role, 'user'), contentBlocks(prop(item, 'content')));
   }
   const callId = propString(item, 'call_id');
   if (item && type?.endsWith('_call_output')) {
-    return { ...base, role: 'tool', blocks: [callOutput(item, callId ?? propString(item, 'id') ?? '', container)] };
+    return itemMessage(node, containerRange, 'tool', [callOutput(item, callId ?? propString(item, 'id') ?? '', containerRange)]);
   }
   if (item && type?.endsWith('_call') && callId !== undefined) {
-    return { ...base, role: 'assistant', blocks: [call(item, type, callId, container)] };
+    return itemMessage(node, containerRange, 'assistant', [call(item, type, callId, containerRange)]);
   }
   const value = opaqueValue(node, ['status']);
   const opaqueType = type ?? node.type;
-  return { ...base, role: itemRole(opaqueType), blocks: [{ kind: 'opaque', type: opaqueType, value, source: rangeOf(node) }], elision: opaqueType === 'compaction' || undefined };
+  const blocks: Block[] = [{ kind: 'opaque', type: opaqueType, value, source: rangeOf(node) }];
+  return { source: rangeOf(node), container: containerRange, role: itemRole(opaqueType), blocks, elision: opaqueType === 'compaction' || undefined };
+}
+
+/**
+ * An item's message, made as one literal (as the opaque item's above): V8
+ * gives each object that a spread of common fields makes a hidden class of
+ * its own (~230 bytes a message carried to the end of a log).
+ */
+function itemMessage(node: JsonNode, container: SourceRange | undefined, role: Role, blocks: Block[]): Message {
+  return { source: rangeOf(node), container, role, blocks };
 }
 
 /** Items the client writes (references, approvals) read as user turns; the rest is model output. */
@@ -136,7 +152,7 @@ function contentBlocks(content: JsonNode | undefined): Block[] {
   return [];
 }
 
-function call(item: JsonObject, type: string, callId: string, container: JsonArray): Block {
+function call(item: JsonObject, type: string, callId: string, container: SourceRange | undefined): Block {
   const id = prop(item, 'call_id');
   return {
     kind: 'tool_call',
@@ -145,11 +161,11 @@ function call(item: JsonObject, type: string, callId: string, container: JsonArr
     input: prop(item, 'arguments') ?? prop(item, 'input') ?? prop(item, 'action'),
     source: rangeOf(item),
     idSource: rangeOf(id),
-    container: rangeOf(container),
+    container,
   };
 }
 
-function callOutput(item: JsonObject, callId: string, container: JsonArray): Block {
+function callOutput(item: JsonObject, callId: string, container: SourceRange | undefined): Block {
   const id = prop(item, 'call_id') ?? prop(item, 'id');
   return {
     kind: 'tool_result',
@@ -157,7 +173,7 @@ function callOutput(item: JsonObject, callId: string, container: JsonArray): Blo
     content: prop(item, 'output'),
     source: rangeOf(item),
     idSource: rangeOf(id),
-    container: rangeOf(container),
+    container,
   };
 }
 
