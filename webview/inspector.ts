@@ -268,7 +268,11 @@ class Inspector {
       this.timelineSteps = steps;
       this.timelineSlot.replaceChildren(timeline(steps, selected, (s) => this.select(s)));
     } else {
-      for (const tick of Array.from(ticks)) tick.setAttribute('aria-selected', String(tick.dataset.step === String(selected)));
+      // Only the ticks whose selection changes are touched (a log of 300 requests has 300 ticks).
+      for (const tick of Array.from(ticks)) {
+        const value = String(tick.dataset.step === String(selected));
+        if (tick.getAttribute('aria-selected') !== value) tick.setAttribute('aria-selected', value);
+      }
     }
     this.afterPaint('timeline', () => this.timelineSlot.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' }));
   }

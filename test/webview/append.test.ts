@@ -143,3 +143,25 @@ test('the Findings tab follows the step: listed again when the findings differ, 
   assert.deepEqual([...errors, ...log.errors], []);
   await log.page.context().close();
 });
+
+test('a step change touches only the two timeline ticks whose selection changes (not every tick: a log has one per request)', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(requestLog(), 'light', ENGINE, 1));
+  await painted(page, 1);
+  await page.evaluate(() => {
+    const w = window as unknown as { __tickChanges: string[] };
+    w.__tickChanges = [];
+    new MutationObserver((records) => {
+      for (const r of records) w.__tickChanges.push(`${(r.target as HTMLElement).dataset.step}=${(r.target as HTMLElement).getAttribute('aria-selected')}`);
+    }).observe(document.querySelector('.pl-timeline')!, { subtree: true, attributes: true, attributeFilter: ['aria-selected'] });
+  });
+  for (const [step, expected] of [[2, ['1=false', '2=true']], [3, ['2=false', '3=true']]] as const) {
+    await page.evaluate(() => ((window as unknown as { __tickChanges: string[] }).__tickChanges = []));
+    await page.keyboard.press(']');
+    await painted(page, step);
+    const changes = await page.evaluate(() => (window as unknown as { __tickChanges: string[] }).__tickChanges);
+    assert.deepEqual([...changes].sort(), [...expected], `step ${step}`);
+    assert.deepEqual(await page.locator('.pl-tick[aria-selected="true"]').evaluateAll((ticks) => ticks.map((t) => (t as HTMLElement).dataset.step)), [String(step)]);
+  }
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
