@@ -15,13 +15,14 @@
  *   from the file and reports), against the same append with the whole file
  *   read and `checkRequest` (the full re-check) in place of the follower, on
  *   the Claude Code session.
- * - `follow.edit.{last-line,middle-line}`: CPU time of the editor's re-check
+ * - `follow.edit.{last-line,middle-line,middle-line-typed}`: CPU time of the editor's re-check
  *   after an edit (`DocumentFollower` told of it: read again from the
  *   checkpoint before the changed line, tokens counted, windows kept) of the
  *   last / the 150th line of a 20.9 MB, 300-request Anthropic log
  *   (bench/generate.ts), against `checkRequest` of the same edited text (the
  *   full re-check every edit cost before); least of 3 each. The edit is one
- *   change of a word by another of its length, as the editor reports it: the
+ *   change of a word by another of its length, as the editor reports it (or,
+ *   `typed`, a space typed and deleted in turn: the text after it moves): the
  *   requests after the next are kept, not read again (core/follow-reuse.ts).
  */
 import * as fs from 'node:fs';
@@ -30,6 +31,7 @@ import * as path from 'node:path';
 import { checkTranscript } from '../src/core/check';
 import { Follower } from '../src/core/follow';
 import type { FormatId } from '../src/core/model';
+import type { TextChange } from '../src/core/index';
 import { checkRequest, DocumentFollower, type TranscriptRequest } from '../src/extension/engine';
 import { generateLog } from './generate';
 import { result, type BenchResult } from './results';
@@ -179,15 +181,18 @@ function edits(): BenchResult[] {
     for (let i = 0; i < n; i++) at = text.indexOf('\n', at) + 1;
     return at;
   };
-  return ([['last-line', 299], ['middle-line', 149]] as const).map(([name, line]) => {
+  // A word replaced by another of its length; or a space typed, deleted, typed (the text after it moves).
+  const replaced = (at: number): TextChange => ({ from: at, removed: 3, inserted: text.slice(at, at + 3) === 'the' ? 'our' : 'the' });
+  const typed = (at: number): TextChange => (text[at] === ' ' ? { from: at, removed: 1, inserted: '' } : { from: at, removed: 0, inserted: ' ' });
+  return ([['last-line', 299, replaced], ['middle-line', 149, replaced], ['middle-line-typed', 149, typed]] as const).map(([name, line, change]) => {
     const at = text.indexOf('"text":"', lineStart(line)) + '"text":"'.length;
     // The edits first, then the full checks of the same texts: the garbage of a full check is not collected in an edit's time.
     const texts: string[] = [];
     const edit = [0, 1, 2].map(() => {
-      const word = text.slice(at, at + 3) === 'the' ? 'our' : 'the';
-      text = `${text.slice(0, at)}${word}${text.slice(at + 3)}`;
+      const made = change(at);
+      text = `${text.slice(0, at)}${made.inserted}${text.slice(at + made.removed)}`;
       texts.push(text);
-      follower.edited(++version, at, { from: at, removed: 3, inserted: word });
+      follower.edited(++version, at, made);
       const edited = request(text);
       return cpuMs(() => follower.check(edited, version, version));
     });

@@ -11,6 +11,7 @@
 import type { ContextWindow, ToolPair } from './model';
 import { partitionPoint } from '../shared/search';
 import { pairCounts, turnsOf, type PairCounts } from './session';
+import type { Shift } from './shift';
 import type { ThreadInfo } from './transcript';
 import { threadKey, type UsageRecord } from './usage';
 
@@ -74,11 +75,11 @@ export class ThreadTally {
 
   /**
    * This tally (a later reading's) with the window starts before offset
-   * `from` those of `before` (a reading of an edited text up to there), for a
-   * file of one thread in both (its last window is this tally's); undefined
-   * for any other.
+   * `from` those of `before` (a reading of an edited text up to there), the
+   * rest moved by `shift`, for a file of one thread in both (its last window
+   * is this tally's); undefined for any other.
    */
-  spliced(before: ThreadTally, from: number): ThreadTally | undefined {
+  spliced(before: ThreadTally, from: number, shift: Shift): ThreadTally | undefined {
     const [mine, theirs] = [[...this.held.values()], [...before.held.values()]];
     const [one, other] = [mine[0], theirs[0]];
     if (this.entries.size !== 1 || before.entries.size !== 1 || !one || !other || mine.length !== 1 || theirs.length !== 1) return undefined;
@@ -86,7 +87,9 @@ export class ThreadTally {
     if (this.starts.length >= MAX_STARTS || before.starts.length >= MAX_STARTS) return undefined;
     const copy = this.fork();
     copy.starts.length = 0;
-    copy.starts.push(...before.starts.filter((s) => s.at < from), ...this.starts.filter((s) => s.at >= from));
+    const later = this.starts.filter((s) => s.at >= from).map((s) => ({ at: shift.offset(s.at), thread: s.thread }));
+    copy.starts.push(...before.starts.filter((s) => s.at < shift.offset(from)), ...later);
+    for (const entry of copy.entries.values()) if (entry.window) entry.window = shift.window(entry.window);
     return copy;
   }
 

@@ -20,20 +20,26 @@
  * per-rule limit meet across the splice), the messages dropped, the threads'
  * window starts, the usage records and times, the unread parts. Each reading
  * notes at every line end how long its journal and steps were and the UTF-8
- * bytes read (`mark`).
+ * bytes read (`mark`). An edit that keeps the line's length keeps the old
+ * reading's checkpoints after it, spliced the same way.
  *
- * Only an edit that keeps every later offset where it was is kept so (the
- * changes inside one line, its length unchanged): the later windows' ranges
- * are absolute, and moving them is the copy a re-read makes. Any other edit,
- * or a reading that does not converge within `REUSE_LINES` lines, is read on
- * to the end as before.
+ * The edit's changes must all fall inside one line, none touching its line
+ * end or inserting a line break. One that changes the line's length moves
+ * everything after it (shift.ts): what the reading holds of its last line and
+ * its later findings, usage and parts at once, the later steps' windows (most
+ * of what it holds) only when a step is read (`Shift.step`); its checkpoints
+ * after the edit are then dropped. Any other edit, or a reading that does not
+ * converge within `REUSE_LINES` lines, is read on to the end as before.
  */
 import { forkRun, report, type Run } from './check';
+import type { Finding } from './findings';
 import type { Reading } from './follow';
 import type { StepReport } from './results';
 import { sameValue } from './same-value';
 import { SummaryMemo } from './session';
 import { partitionPoint } from '../shared/search';
+import { Shift, unmoved } from './shift';
+import { LineIndex } from './text';
 import { splicedUnreadParts, UnreadMemo } from './unread-parts';
 
 /** Numbers a reading notes per line: its journal's length, its steps, the UTF-8 bytes before the next line. */
@@ -61,6 +67,8 @@ export interface Reuse {
   readonly fedBytes: number;
   /** The edited line (0-based). */
   readonly line: number;
+  /** How the edit moved the text after the line. */
+  readonly shift: Shift;
 }
 
 /** A reading's own journal and marks, when it can be kept after an edit (a request log's, its windows kept). */
@@ -88,8 +96,7 @@ export function resumedMarks(reading: Reading, checkpoint: Reading): void {
 /**
  * The reuse of `old` (read to `fed`) for `changes` of its text, in order
  * (offsets after `bom` characters): when they all fall inside one line read
- * before the last, none touches its line end or inserts a line break, and
- * its length is as it was.
+ * before the last, and none touches its line end or inserts a line break.
  */
 export function planReuse(old: Reading, changes: readonly TextChange[], fed: number, fedBytes: number, bom: number): Reuse | undefined {
   const first = changes[0];
@@ -103,7 +110,7 @@ export function planReuse(old: Reading, changes: readonly TextChange[], fed: num
     if (from - bom < start || from - bom + removed > end || /[\r\n]/.test(inserted)) return undefined;
     end += inserted.length - removed;
   }
-  return end === next - 1 ? { old, fed, fedBytes, line } : undefined;
+  return { old, fed, fedBytes, line, shift: new Shift(next, end - (next - 1)) };
 }
 
 /** True when a reading at line `m` is past the lines it may converge within. */
@@ -125,53 +132,59 @@ export interface Splice {
  * one held after the same line; undefined while they differ (or can differ).
  */
 export function converged(now: Reading, reuse: Reuse, m: number, bytes: number, maxTextBytes: number | undefined): Splice | undefined {
-  const { old } = reuse;
+  const { old, shift } = reuse;
   const starts = old.starts.lineStarts();
   const from = starts[m + 1];
   if (m <= reuse.line || !now.marks || !old.marks || from === undefined || now.run.stopped || old.run.stopped) return undefined;
   const [steps = 0, oldBytes = 0] = old.marks.slice(MARK * m + 1, MARK * m + MARK);
   const later = old.run.steps.slice(steps);
   const next = later[0]?.rewrite;
-  if (!next || next.range?.start !== from || later.length !== old.lines - m - 1 || !later.every((s) => s.rewrite)) return undefined;
-  if (now.run.steps.length !== steps || !sameWindowAt(now.run.steps[steps - 1], old.run.steps[steps - 1], starts[m])) return undefined;
-  if (!now.reader.sameState?.(old.reader, next, later.length)) return undefined;
+  if (!next || next.range?.start !== from || later.length !== old.lines - m - 1 || !later.every((s) => unmoved(s).rewrite)) return undefined;
+  if (now.run.steps.length !== steps || !sameWindowAt(now.run.steps[steps - 1], old.run.steps[steps - 1], starts[m], shift)) return undefined;
+  if (!now.reader.sameState?.(old.reader, { ...next, before: shift.window(next.before) }, later.length)) return undefined;
   const delta = bytes - oldBytes;
   if (maxTextBytes !== undefined && old.bytes + delta > maxTextBytes) return undefined;
-  return { bytes: delta, of: (reading) => spliced(now, reading, m, from, delta) };
+  return { bytes: delta, of: (reading) => spliced(now, reading, m, delta, shift) };
 }
 
 /** `old` (the reading before the edit or a checkpoint of it, past line `m`) after `now`'s reading up to the line: see `converged`. */
-function spliced(now: Reading, old: Reading, m: number, from: number, delta: number): Reading | undefined {
+function spliced(now: Reading, old: Reading, m: number, delta: number, shift: Shift): Reading | undefined {
   const marks = old.marks?.slice(0, MARK * old.lines);
-  const [journal, steps] = [marks?.[MARK * m], marks?.[MARK * m + 1]];
+  const [journal, steps, from] = [marks?.[MARK * m], marks?.[MARK * m + 1], old.starts.lineStarts()[m + 1]];
   const found = old.run.journal?.slice(journal, marks?.[MARK * (old.lines - 1)]);
-  if (!marks || !now.marks || !found || steps === undefined || old.lines <= m + 1) return undefined;
-  const threads = old.run.threads.spliced(now.run.threads, from);
-  const usage = old.usage.spliced(now.usage, from);
+  const reader = shift.delta === 0 ? old.reader.fork() : old.reader.shifted?.(shift);
+  if (!marks || !now.marks || !found || steps === undefined || from === undefined || old.lines <= m + 1 || !reader) return undefined;
+  const threads = old.run.threads.spliced(now.run.threads, from, shift);
+  const usage = old.usage.spliced(now.usage, from, shift);
   if (!threads || !usage) return undefined;
-  const run = splicedRun(now.run, old.run, found, old.run.steps.slice(steps), from);
+  const run = splicedRun(now.run, old.run, found, old.run.steps.slice(steps), from, shift);
   const kept = [...now.marks, ...laterMarks(marks.slice(MARK * (m + 1)), (now.run.journal?.length ?? 0) - (journal ?? 0), delta)];
-  return { ...old, reader: old.reader.fork(), run: { ...run, threads }, unreadMemo: new UnreadMemo(), usage, bytes: old.bytes + delta, marks: kept };
+  const starts = shift.delta === 0 ? old.starts : LineIndex.fromStarts(old.starts.lineStarts().map((s) => shift.offset(s)));
+  return { ...old, reader, run: { ...run, threads }, unreadMemo: new UnreadMemo(), usage, starts, upTo: shift.offset(old.upTo), bytes: old.bytes + delta, marks: kept };
 }
 
-/** Whether both steps are read from the line at `start`, their windows after equal (the window tracker holds it). */
-function sameWindowAt(now: StepReport | undefined, old: StepReport | undefined, start: number | undefined): boolean {
-  return now?.range?.start === start && old?.range?.start === start && !!now?.rewrite && sameValue(now.rewrite.after, old?.rewrite?.after);
+/** Whether both steps are read from the line at `start` (before the edit moved it), their windows after equal (the window tracker holds it). */
+function sameWindowAt(now: StepReport | undefined, old: StepReport | undefined, start: number | undefined, shift: Shift): boolean {
+  if (start === undefined || now?.range?.start !== shift.offset(start) || old?.range?.start !== start || !now.rewrite || !old.rewrite) return false;
+  return sameValue(now.rewrite.after, shift.window(old.rewrite.after));
 }
 
-/** The new run up to the line, then what the old one found after it: its steps, its findings reported again, its dropped messages counted. */
-function splicedRun(now: Run, old: Run, findings: readonly Parameters<typeof report>[1][], later: readonly StepReport[], from: number): Run {
+/** The new run up to the line, then what the old one found after it, moved: its steps, its findings reported again, its dropped messages counted. */
+function splicedRun(now: Run, old: Run, findings: readonly Finding[], later: readonly StepReport[], from: number, shift: Shift): Run {
   const run: Run = {
     ...forkRun(now),
-    steps: [...now.steps, ...later],
-    windows: old.windows.fork(),
-    unread: splicedUnreadParts(now.unread, old.unread, from),
+    steps: [...now.steps, ...later.map((step) => shift.step(step))],
+    windows: old.windows.moved((window) => shift.window(window)),
+    unread: splicedUnreadParts(now.unread, old.unread, from, shift),
     summary: new SummaryMemo(),
     journal: [...(now.journal ?? [])],
   };
-  if (old.finalWindow) run.finalWindow = old.finalWindow;
-  for (const f of findings) report(run, f);
-  for (const { rewrite } of later) if (rewrite) run.tally.addStep(rewrite.before, rewrite.after);
+  if (old.finalWindow) run.finalWindow = shift.window(old.finalWindow);
+  for (const f of findings) report(run, shift.finding(f));
+  for (const step of later) {
+    const rewrite = unmoved(step).rewrite;
+    if (rewrite) run.tally.addStep(rewrite.before, rewrite.after);
+  }
   return run;
 }
 

@@ -13,9 +13,8 @@
  * state of its check at line starts (one every `CHECKPOINT_CHARS` or more):
  * after an edit, `rewind` goes back to the last one before the first changed
  * character, and only the text from there on is read again; after an edit
- * inside one line of a request log that keeps its length, only until the
- * reading is back where the one before the edit was (follow-reuse.ts), whose
- * later steps are kept. Until the file's head (what the format is
+ * inside one line of a request log, only until the reading is back where the
+ * one before the edit was (follow-reuse.ts), whose later steps are kept. Until the file's head (what the format is
  * sniffed from, 64 KiB) is complete, the text is held and the format sniffed
  * again at each append (a different format starts over); a file that is not
  * read by lines (one JSON document) is held and checked whole each time.
@@ -165,7 +164,7 @@ export class Follower {
    * checkpoint; then `restart`. Any number of rewinds in a row: what a fork
    * adds to its lookups is bounded (unread-parts.ts `Walked`). `changes`: the
    * edit's changes, in order, when known: an edit inside one line of a request
-   * log that keeps its length keeps what was read after it (follow-reuse.ts).
+   * log keeps what was read after it (follow-reuse.ts).
    */
   rewind(from: number, changes: readonly TextChange[] = []): boolean {
     const at = from - (this.bom ? 1 : 0);
@@ -174,7 +173,8 @@ export class Follower {
     const checkpoint = kept[kept.length - 1];
     if (!checkpoint) return false;
     this.reuse = this.reading && planReuse(this.reading, changes, this.fed, this.fedBytes, this.bom ? 1 : 0);
-    Object.assign(this, { afterEdit: this.reuse ? this.checkpoints.filter((c) => c.fed > at) : [], skip: 0 });
+    // Its checkpoints after the edit are kept by the splice too, when the edit kept the later offsets (moving each would cost a window).
+    Object.assign(this, { afterEdit: this.reuse?.shift.delta === 0 ? this.checkpoints.filter((c) => c.fed > at) : [], skip: 0 });
     const starts = LineIndex.fromStarts(checkpoint.reading.starts.lineStarts().slice(0, checkpoint.lineStarts));
     Object.assign(this, { checkpoints: kept, fed: checkpoint.fed, fedBytes: checkpoint.fedBytes, pending: '' });
     this.given = checkpoint.fed + (this.bom ? 1 : 0);
@@ -299,7 +299,7 @@ export class Follower {
     });
     this.checkpoints.push(...after);
     this.trimCheckpoints();
-    Object.assign(this, { reading: spliced, fed: reuse.fed, fedBytes: reuse.fedBytes + splice.bytes, pending: '' });
+    Object.assign(this, { reading: spliced, fed: reuse.shift.offset(reuse.fed), fedBytes: reuse.fedBytes + splice.bytes, pending: '' });
     return true;
   }
 

@@ -7,6 +7,7 @@ import type { Finding } from './findings';
 import type { JsonNode } from './json/parse';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import type { Limits } from './limits';
+import type { Shift } from './shift';
 import type { SourceLine } from './text';
 import type { UsageRecord } from './usage';
 
@@ -103,6 +104,8 @@ export interface LineReader {
    * reader without it is always read on.
    */
   sameState?(later: LineReader, next: Rewrite, after: number): boolean;
+  /** A copy whose state is moved by `shift` (an edit before the line read last changed the text's length); with `sameState`. */
+  shifted?(shift: Shift): LineReader;
 }
 
 /** Every line of the input through a line reader, then its end. */

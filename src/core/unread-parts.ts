@@ -9,6 +9,7 @@
 import { finding, type Finding, type RelatedLocation } from './findings';
 import type { JsonNode, JsonObject } from './json/parse';
 import { CARRIED_FROM, type ContextWindow, type FormatId, type Message, type OpaqueBlock } from './model';
+import type { Shift } from './shift';
 import type { SourceRange } from './text';
 
 /** Keys that carry a call or a result in some provider's shape. */
@@ -192,15 +193,16 @@ export function forkUnreadParts(unread: UnreadParts): UnreadParts {
 
 /**
  * The parts of a later reading (`later`) with those counted before offset
- * `from` taken from `before` (a reading of an edited text up to there): a
- * part is counted where it is first read, so the later windows' parts are
- * those after `from` (in the order they were counted, after `before`'s).
+ * `from` taken from `before` (a reading of an edited text up to there), the
+ * rest moved by `shift`: a part is counted where it is first read, so the
+ * later windows' parts are those after `from` (in the order they were
+ * counted, after `before`'s).
  */
-export function splicedUnreadParts(before: UnreadParts, later: UnreadParts, from: number): UnreadParts {
+export function splicedUnreadParts(before: UnreadParts, later: UnreadParts, from: number, shift: Shift): UnreadParts {
   const parts = new Map(before.parts);
-  for (const [value, range] of later.parts) if (range.start >= from) parts.set(value, range);
+  for (const [value, range] of later.parts) if (range.start >= from) parts.set(value, shift.range(range));
   const unknown = new Map(before.unknown);
-  for (const [value, part] of later.unknown) if (part.range.start >= from) unknown.set(value, part);
+  for (const [value, part] of later.unknown) if (part.range.start >= from) unknown.set(value, { ...part, range: shift.range(part.range) });
   return { parts, unknown, walked: later.walked.fork(), state: {}, ...(later.last && { last: later.last }) };
 }
 

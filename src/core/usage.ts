@@ -21,6 +21,7 @@
  *
  * See docs/formats.md ("Usage fields"). Bad or absent fields are skipped, never an error.
  */
+import type { Shift } from './shift';
 import type { JsonNode } from './json/parse';
 import type { FormatId } from './model';
 import { lineLength, lineSlice, type SourceLine } from './text';
@@ -186,18 +187,22 @@ export class UsageScanner {
   /**
    * This scanner (a later reading's) with the usage of the lines before
    * offset `from` those of `before` (a reading of an edited text up to
-   * there). Undefined for a Claude Code or Codex log (a record there depends
+   * there), the rest moved by `shift`. Undefined for a Claude Code or Codex log (a record there depends
    * on those before it), or when the file's first time cannot be told (none
    * before `from` in `before`, this one's before `from`).
    */
-  spliced(before: UsageScanner, from: number): UsageScanner | undefined {
+  spliced(before: UsageScanner, from: number, shift: Shift): UsageScanner | undefined {
     if (this.format !== before.format || this.format === 'claude-code' || this.format === 'codex') return undefined;
     const prefix = before.fork();
     prefix.settle();
     if (prefix.firstTime === undefined && this.firstTime !== undefined && this.firstTimeAt < from) return undefined;
     const copy = this.fork();
     copy.records.length = 0;
-    copy.records.push(...prefix.records, ...this.records.filter((r) => r.offset >= from));
+    const later = this.records.filter((r) => r.offset >= from).map((r) => (shift.delta === 0 ? r : this.kept({ ...r, offset: shift.offset(r.offset), end: shift.offset(r.end) })));
+    copy.records.push(...prefix.records, ...later);
+    Object.assign(copy, { lastOffset: shift.offset(this.lastOffset), firstTimeAt: shift.offset(this.firstTimeAt), lastTimeAt: shift.offset(this.lastTimeAt) });
+    if (this.pending) copy.pending = { ...this.pending, line: shift.line(this.pending.line) };
+    if (shift.delta !== 0) copy.scan = undefined;
     if (prefix.firstTime !== undefined) Object.assign(copy, { firstTime: prefix.firstTime, firstTimeAt: prefix.firstTimeAt });
     if (this.lastTimeAt < from) Object.assign(copy, { lastTime: prefix.lastTime, lastTimeAt: prefix.lastTimeAt });
     return copy;

@@ -46,6 +46,18 @@ export class WindowTracker {
   }
 
   /**
+   * A copy whose last window is `move`d (an edit before it changed the
+   * text's length: follow-reuse.ts); its pair index is made again when next
+   * needed.
+   */
+  moved(move: (window: ContextWindow) => ContextWindow): WindowTracker {
+    const copy = this.fork();
+    if (copy.window) copy.window = move(copy.window);
+    if (copy.window !== this.window) copy.pairs = undefined;
+    return copy;
+  }
+
+  /**
    * A pair lookup of `window` when it extends the last window by the same
    * message objects (a request log's previous request plus its response: the
    * window its next step is judged against), built from the last window's

@@ -5,10 +5,11 @@
  * length, or of another; a quote broken; a line split or two joined; edits
  * in a row before one check; text appended after them), on logs with
  * findings, dropped messages and unread parts after the edit and a limit of
- * findings per rule that the splice meets, the follower's
- * report after each equals `checkTranscript` of the edited text; and an edit
- * that keeps the line's length reads again only the lines from the
- * checkpoint before it to the one after the next, not the rest of the file.
+ * findings per rule that the splice meets, the follower's report after each
+ * equals `checkTranscript` of the edited text (every step's windows read, so
+ * those moved only when read are compared too); and an edit inside a line,
+ * of its length or not, reads again only the lines from the checkpoint
+ * before it to the one after the next, not the rest of the file.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -113,6 +114,7 @@ function counting(adapter: FormatAdapter, read: SourceLine[]): FormatAdapter {
     end: () => inner.end(),
     fork: () => wrap(inner.fork()),
     ...(inner.sameState && { sameState: (later: LineReader, next, after) => inner.sameState!((later as Counted).inner, next, after) }),
+    ...(inner.shifted && { shifted: (shift) => wrap(inner.shifted!(shift)) }),
   });
   return { ...adapter, lineReader: (file, first, asked) => { const reader = adapter.lineReader?.(file, first, asked); return reader && wrap(reader); } };
 }
@@ -141,18 +143,30 @@ function assertLikeFull(format: LogFormat, text: string, checks: readonly (reado
   return kept;
 }
 
+/** Edits that keep the line structure: the reading after them is kept. */
+const INSIDE_A_LINE = ['a word, same length', 'a word, same length, more bytes', 'a word, longer', 'a word, shorter'];
 const pickArb = fc.double({ min: 0.05, max: 0.999, noNaN: true });
-/** A check after one edit of any kind, after one or two that keep a line's length (two in one line too), or after edits at two places. */
+/** A check after one edit of any kind, after one or two inside a line (two in one line too), or after edits at two places. */
 const checkArb = fc.oneof(
   { arbitrary: fc.tuple(fc.constantFrom(...Object.keys(EDITS)), pickArb).map((edit) => [edit]), weight: 1 },
   {
-    arbitrary: fc.tuple(fc.constantFrom('a word, same length', 'a word, same length, more bytes'), pickArb, fc.boolean()).map(([name, pick, twice]): [string, number][] => (twice ? [[name, pick], ['a word, same length', (pick * 1.0001) % 1]] : [[name, pick]])),
+    arbitrary: fc.tuple(fc.constantFrom(...INSIDE_A_LINE), pickArb, fc.boolean()).map(([name, pick, twice]): [string, number][] => (twice ? [[name, pick], ['a word, longer', (pick * 1.0001) % 1]] : [[name, pick]])),
     weight: 3,
   },
   { arbitrary: fc.array(fc.tuple(fc.constantFrom(...Object.keys(EDITS)), pickArb), { minLength: 2, maxLength: 2 }), weight: 1 },
 );
 const checksArb = fc.array(checkArb, { minLength: 1, maxLength: 4 });
 const incidentsArb = fc.array(fc.tuple(fc.constantFrom(...Object.keys(INCIDENTS)), fc.double({ min: 0.3, max: 0.999, noNaN: true })), { maxLength: 4 });
+
+const options = { keepRewrites: true, tokens: false } as const;
+
+/** An Anthropic log followed with its windows kept, the lines its reader is given noted. */
+function followed(text: string): { follower: Follower; read: SourceLine[] } {
+  const read: SourceLine[] = [];
+  const follower = new Follower('log.jsonl', { ...options, rewindable: true, adapter: counting(adapterFor('anthropic')!, read) });
+  follower.read(text);
+  return { follower, read };
+}
 
 describe('a followed request log edited inside one line', () => {
   for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
@@ -179,10 +193,7 @@ describe('a followed request log edited inside one line', () => {
   it('reads again only from the checkpoint before the edit to the line after the next, and a later edit from a checkpoint after the first', () => {
     const text = log('anthropic', 60, 2, 2000);
     const starts = lineStarts(text);
-    const read: SourceLine[] = [];
-    const options = { keepRewrites: true, tokens: false } as const;
-    const follower = new Follower('log.jsonl', { ...options, rewindable: true, adapter: counting(adapterFor('anthropic')!, read) });
-    follower.read(text);
+    const { follower, read } = followed(text);
     const change = replace('the', 'our')(text, 0.5)!;
     const k = starts.filter((s) => s <= change.from).length - 1;
     read.length = 0;
@@ -203,6 +214,24 @@ describe('a followed request log edited inside one line', () => {
     // Appends after them are read as ever.
     const more = text.slice(starts.at(-1));
     assert.deepEqual(follower.append(more), checkTranscript({ file: 'log.jsonl', text: twice + more }, options));
+  });
+
+  it('a space typed and deleted in turn in the middle line: read again up to the line after the next, the later windows moved only when read', () => {
+    let text = log('anthropic', 50, 3, 2000);
+    const starts = lineStarts(text);
+    const { follower, read } = followed(text);
+    const at = text.indexOf('"text":"', starts[25]) + '"text":"'.length;
+    for (const change of [{ from: at, removed: 0, inserted: ' ' }, { from: at, removed: 1, inserted: '' }, { from: at, removed: 0, inserted: 'typed' }]) {
+      read.length = 0;
+      assert.ok(follower.rewind(change.from, [change]));
+      const from = follower.position;
+      text = applied(text, change);
+      const report = follower.append(text.slice(from));
+      const last = Object.getOwnPropertyDescriptor(report.steps.at(-1), 'rewrite');
+      assert.ok(last?.get, 'the last step\'s windows not moved yet');
+      assert.deepEqual(report, checkTranscript({ file: 'log.jsonl', text }, options));
+      assert.ok(read.length > 0 && read.every((line) => line.offset >= from && line.offset < lineStarts(text)[27]!), `${read.length} lines read again: ${read.map((l) => l.offset)} from ${from}, line 27 at ${lineStarts(text)[27]}`);
+    }
   });
 
   it('in the editor: a document edited inside one line is reported as checked whole', () => {

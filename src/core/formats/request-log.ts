@@ -31,6 +31,7 @@ import { compactBlocks } from './compact-blocks';
 import { carryMessages, carrySpans, exactWindow, isShallow, withExact, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message, Rewrite } from '../model';
 import { sameValue } from '../same-value';
+import type { Shift } from '../shift';
 import { lineSlice, type SourceLine, type SourceRange } from '../text';
 import { readByLines, type LineReader, type ThreadInfo, type TranscriptEvent, type TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
@@ -155,6 +156,14 @@ class RequestLogLines implements LineReader {
     const [mine, theirs] = [this.threads.only(), later.threads.only()];
     if (!mine || !theirs || mine.id !== theirs.id || !this.skips.unseen.empty || !later.skips.unseen.empty) return false;
     return sameValue(consumedWindow(mine.last), next.before);
+  }
+
+  /** Its threads' last requests and responses moved, and what the next line may carry from. */
+  shifted(shift: Shift): LineReader {
+    const move = (e: LoggedExchange): LoggedExchange => ({ ...e, request: { ...e.request, window: shift.window(e.request.window) }, response: e.response.map((m) => shift.message(m)) });
+    const from = this.carry;
+    const carry = from && { ...from, base: shift.offset(from.base), items: from.items.map((m) => shift.message(m)), ...(from.line && { line: shift.line(from.line) }) };
+    return new RequestLogLines(this.codec, this.asked, this.threads.moved(move), { unseen: this.skips.unseen.clone() }, carry, this.ordinal);
   }
 
   fork(): LineReader {

@@ -61,6 +61,13 @@ export class Threads {
     return copy;
   }
 
+  /** A copy with each thread's last exchange `move`d. */
+  moved(move: (exchange: LoggedExchange) => LoggedExchange): Threads {
+    const copy = this.clone();
+    for (const thread of copy.open) thread.last = move(thread.last);
+    return copy;
+  }
+
   /** The log's one thread, when it has had only one. */
   only(): Thread | undefined {
     return this.started === 1 && this.open.length === 1 ? this.open[0] : undefined;
