@@ -97,10 +97,9 @@ function chatBlocks(node: JsonNode, container: SourceRange | undefined): Block[]
   const message = asObject(node);
   if (!message) return [{ kind: 'opaque', type: node.type, value: node, source: rangeOf(node) }];
   if (propString(message, 'role') === 'tool') return [toolResult(message, container)];
-  const blocks: Block[] = [...contentBlocks(prop(message, 'content')), ...extraBlocks(message)];
   const calls = asArray(prop(message, 'tool_calls'));
-  for (const call of calls?.items ?? []) blocks.push(toolCall(call, calls));
-  return blocks;
+  // Joined with concat, not spreads or pushes: those leave room for 16 more elements in an array kept as long as its message.
+  return contentBlocks(prop(message, 'content')).concat(extraBlocks(message), (calls?.items ?? []).map((call) => toolCall(call, calls)));
 }
 
 function contentBlocks(content: JsonNode | undefined): Block[] {
