@@ -16,8 +16,13 @@ import { parseJson, type JsonNode, type JsonProperty } from '../json/parse';
 import type { Block, Message, TextBlock, ToolCall, ToolResult } from '../model';
 import type { SourceRange } from '../text';
 
-/** Shorter payloads (a short string, a number, `{}`) are kept as nodes: their text would weigh about as much. */
-const MIN_TEXT = 24;
+/**
+ * Shorter payloads (a string of 12 characters or fewer, a number, `{}`) are
+ * kept as nodes: their text would weigh about as much (the parser hands out
+ * one string for each short value, `interned` in json/parse.ts). A node of a
+ * longer string is ~56 bytes beside its text's ~24.
+ */
+const MIN_TEXT = 15;
 
 /** The text of a payload when parsing it again gives the same node (not one the reader changed); undefined otherwise. */
 function payloadText(node: JsonNode | undefined, slice: (start: number, end: number) => string): string | undefined {
