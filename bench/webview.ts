@@ -50,7 +50,7 @@ import { type TraceEvent, traceEvents } from './trace';
 const RUNS = 3;
 const MESSAGES = 10_000;
 
-async function load(harness: Harness, fixture: Fixture): Promise<{ page: Page; tti: number; render: number }> {
+export async function load(harness: Harness, fixture: Fixture): Promise<{ page: Page; tti: number; render: number }> {
   const context = await harness.browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   await page.addInitScript((data) => {
@@ -69,7 +69,7 @@ async function load(harness: Harness, fixture: Fixture): Promise<{ page: Page; t
 }
 
 /** A key → step `want` shown: the wall time (with the stub host's transfer), the webview's own share, and until painted. */
-async function stepChange(page: Page, key: string, want: number): Promise<StepTimes> {
+export async function stepChange(page: Page, key: string, want: number): Promise<StepTimes> {
   const started = Date.now();
   await page.keyboard.press(key);
   await waitReady(page, want, 120_000);
@@ -89,7 +89,7 @@ async function stepChange(page: Page, key: string, want: number): Promise<StepTi
  * runs before the task marking the paint. Thread time, not wall time: on the shared 2-core machine
  * wall time also counts other processes, and the wait for the next frame.
  */
-async function stepWork(harness: Harness, page: Page, key: string, want: number): Promise<number> {
+export async function stepWork(harness: Harness, page: Page, key: string, want: number): Promise<number> {
   return tracedWork(harness, page, () => stepChange(page, key, want));
 }
 
@@ -201,7 +201,7 @@ const best = (values: number[]) => Math.min(...values);
  * its init script before the panel's code runs, so the other steps' full texts (4 more copies of the
  * 1.4 MB window) would be timed as the panel's load.
  */
-function opening(fixture: Fixture): Fixture {
+export function opening(fixture: Fixture): Fixture {
   const selected = fixture.view?.selected;
   return { ...fixture, details: selected === undefined ? {} : { [selected]: fixture.details[selected]! } };
 }
