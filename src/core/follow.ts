@@ -130,6 +130,8 @@ export class Follower {
   /** After an edit inside one line: the reading before it and its checkpoints after the edit, kept if the new one converges with it (follow-reuse.ts). */
   private reuse: Reuse | undefined;
   private afterEdit: Checkpoint[] = [];
+  /** A checkpoint at the start of the line edited last (`rewindable` request logs): typing on in it reads that line again, not from the checkpoint before it. */
+  private atEdit: Checkpoint | undefined;
   /** Characters of the text given next that the reading kept after an edit holds already. */
   private skip = 0;
 
@@ -153,7 +155,7 @@ export class Follower {
 
   /** Forgets the file: the next `append` starts it again (it was truncated or replaced). */
   restart(): void {
-    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], fedBytes: 0, reuse: undefined, afterEdit: [], skip: 0 });
+    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], fedBytes: 0, reuse: undefined, afterEdit: [], atEdit: undefined, skip: 0 });
   }
 
   /**
@@ -170,7 +172,9 @@ export class Follower {
     const at = from - (this.bom ? 1 : 0);
     if (this.held !== undefined || at < HEAD_CHARS) return false;
     const kept = this.checkpoints.filter((c) => c.fed <= at);
-    const checkpoint = kept[kept.length - 1];
+    if (this.atEdit && this.atEdit.fed > at) this.atEdit = undefined;
+    const last = kept[kept.length - 1];
+    const checkpoint = this.atEdit && (!last || this.atEdit.fed > last.fed) ? this.atEdit : last;
     if (!checkpoint) return false;
     this.reuse = this.reading && planReuse(this.reading, changes, this.fed, this.fedBytes, this.bom ? 1 : 0);
     // Its checkpoints after the edit are kept by the splice too, when the edit kept the later offsets (moving each would cost a window).
@@ -271,6 +275,7 @@ export class Follower {
       const end = complete.indexOf('\n', line.offset + line.text.length) + 1;
       if (reading.marks) mark(reading, bytesAt(end));
       if (this.options.rewindable && this.held === undefined) this.checkpoint(reading, fed + end, () => bytesAt(end), end - line.offset);
+      if (this.reuse && reading.lines === this.reuse.line) this.atEdit = this.frozen(reading, fed + end, bytesAt(end), end - line.offset);
       if (this.reuse && this.resumed(reading, reading.lines - 1, () => bytesAt(end))) {
         this.skip = this.fed - (fed + end);
         return this.take(text.slice(end));
@@ -312,11 +317,16 @@ export class Follower {
   private checkpoint(reading: Reading, fed: number, fedBytes: () => number, held: number): void {
     const last = this.checkpoints[this.checkpoints.length - 1]?.fed ?? 0;
     if (fed - last < Math.max(CHECKPOINT_CHARS, last >> 8)) return;
+    this.checkpoints.push(this.frozen(reading, fed, fedBytes(), held));
+    this.trimCheckpoints();
+  }
+
+  /** A checkpoint of the reading at the line start `fed`. */
+  private frozen(reading: Reading, fed: number, fedBytes: number, held: number): Checkpoint {
     const frozen = forkReading(reading, reading.starts);
     // The journal is shared as the marks are: a checkpoint's part is what its marks count.
     frozen.run.journal = reading.run.journal;
-    this.checkpoints.push({ fed, fedBytes: fedBytes(), reading: frozen, lineStarts: reading.starts.lineStarts().length, held });
-    this.trimCheckpoints();
+    return { fed, fedBytes, reading: frozen, lineStarts: reading.starts.lineStarts().length, held };
   }
 
   /** Drops the checkpoint whose neighbours are closest (never the first or the last two) while they are too many or hold too much. */
