@@ -71,7 +71,8 @@ async function main(): Promise<void> {
   console.log('\nPrefix Lens is running in VS Code (code-server 4.100.3), with the extension loaded from source.');
   console.log(`Open this URL in a browser (use exactly this host, 127.0.0.1):\n\n  ${url}\n`);
   console.log('The seed incident transcript is open: see the CodeLens, the Problems panel, the Rewrites view,');
-  console.log('"Prefix Lens: Open Inspector" and the quick fix "Compact in whole pairs". Ctrl+C stops the server.');
+  // The seed incident's whole-pair fix only restores what its compaction dropped: it is named "Revert the rewrite" there.
+  console.log('"Prefix Lens: Open Inspector" and the quick fix "Revert the rewrite". Ctrl+C stops the server.');
 }
 
 main().catch((error: unknown) => {

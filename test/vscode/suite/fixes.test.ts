@@ -191,4 +191,38 @@ suite('quick fixes', () => {
     assert.ok(fs.readFileSync(outcome.copy.fsPath, 'utf8').includes('written by the agent meanwhile'), 'and in the copy');
     fs.rmSync(outcome.copy.fsPath);
   });
+
+  /** A private copy of the seed incident (written to), and its bad compaction line (appended again by the test's "agent"). */
+  function seedCopy(name: string): { file: string; badRewrite: string } {
+    const file = path.join(os.tmpdir(), `prefix-lens-${name}-${process.pid}.trace.jsonl`);
+    fs.copyFileSync(example('seed-incident.trace.jsonl'), file);
+    return { file, badRewrite: `${fs.readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!}\n` };
+  }
+
+  for (const [how, undo] of [['saved', false], ['undone', true]] as const) {
+    test(`after a fix in place is ${how}, an append on disk is followed again (its step and diagnostics)`, async () => {
+      const { file, badRewrite } = seedCopy(`fix-${how}`);
+      const { session } = await openTranscript(file);
+      const steps = () => session.report?.steps.map((s) => s.decision) ?? [];
+      assert.deepEqual(await vscode.commands.executeCommand('prefixLens.applyFix', session.uri, 1), { applied: true });
+      await settled(session);
+      assert.deepEqual(steps(), ['patch'], 'step 1 fixed');
+      assert.equal(session.document.isDirty, true, 'one edit, not saved yet');
+      if (undo) {
+        await vscode.window.showTextDocument(session.document);
+        await vscode.commands.executeCommand('undo');
+        await waitFor('undone', () => !session.document.isDirty);
+      } else assert.equal(await session.document.save(), true);
+      // The agent writes the same bad compaction again: a second step (after the fix an abort with its diagnostics; after the
+      // undo the same window again, a patch).
+      fs.appendFileSync(file, badRewrite);
+      await waitForDisk(file, 'the append followed', () => steps().length === 2 && session.reportVersion === session.document.version);
+      assert.deepEqual(steps(), undo ? ['abort', 'patch'] : ['patch', 'abort']);
+      const aborting = undo ? 'Step 1' : 'Step 2';
+      await waitFor(`the diagnostics of ${aborting}`, () => diagnosticsOf(session.uri).some((d) => d.message.startsWith(aborting)));
+      // The editor reloads the file (VS Code notices the change on disk a while after the session read it).
+      await waitForDisk(file, 'the editor holding the file as on disk', () => !session.document.isDirty && session.document.getText() === fs.readFileSync(file, 'utf8'));
+      fs.rmSync(file);
+    });
+  }
 });

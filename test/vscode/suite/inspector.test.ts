@@ -72,6 +72,23 @@ suite('inspector panel', () => {
     await waitFor('the comparison\'s findings cleared', () => !rules().includes('prefix-mutated'));
   });
 
+  test('closing the panel ends the comparison: its findings go, the file\'s own stay', async () => {
+    const before = vscode.Uri.file(fixture('compare-before.json'));
+    const after = vscode.Uri.file(fixture('compare-after.json'));
+    await vscode.commands.executeCommand('prefixLens.compareWith', before, after);
+    const rules = () => diagnosticsOf(after).map((d) => codeOf(d).value);
+    await waitFor('the comparison\'s findings', () => rules().includes('prefix-mutated'));
+    await waitFor('the file\'s own finding', () => rules().includes('tool-result-orphaned'));
+    const panel = await waitFor('the comparison in the inspector panel', () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.label.startsWith('Compare:')),
+    );
+    await vscode.window.tabGroups.close(panel);
+    await waitFor('the comparison\'s findings cleared', () => !rules().includes('prefix-mutated'));
+    assert.deepEqual(rules(), ['tool-result-orphaned'], 'the file\'s own finding stays');
+    const { inspector } = await api();
+    assert.equal(inspector.showing.comparedWith, undefined);
+  });
+
   test('"Compare with HEAD" never duplicates the file\'s own diagnostics', async () => {
     const file = vscode.Uri.file(repoPath('examples', 'seed-incident.trace.jsonl')); // read only
     const report = await vscode.commands.executeCommand<Report>('prefixLens.compareWithHead', file);
