@@ -305,6 +305,23 @@ for (const theme of ['light', 'dark'] as const) {
   });
 }
 
+test('the seed incident\'s plan only gives back the window before its compaction: button, preview and label say "Revert the rewrite"', async () => {
+  const file = join(ROOT, 'examples', 'seed-incident.trace.jsonl');
+  const source = readFileSync(file, 'utf8');
+  const report = checkTranscript({ file, text: source }, { keepRewrites: true });
+  const { page, errors } = await openInspector(harness, fixtureOf(report, 'light', { ...ENGINE, planFix }, undefined, source));
+  const buttons = () => page.locator('.pl-fix-slot vscode-button').allTextContents();
+  assert.deepEqual((await buttons()).map((t) => t.trim()), ['Preview fix', 'Revert the rewrite']);
+  await page.locator('.pl-preview-toggle').click();
+  await page.locator('.pl-fix-note').waitFor();
+  assert.match((await page.locator('.pl-fix-note').textContent()) ?? '', /^Fix preview \(PATCH\): Revert the rewrite\./);
+  assert.match((await page.locator('.pl-columns').textContent()) ?? '', /Planned fix: Revert the rewrite \(preview\)/);
+  assert.deepEqual((await buttons()).map((t) => t.trim()), ['Hide fix', 'Revert the rewrite']);
+  assert.ok(!(await page.locator('body').innerText()).includes('Compact in whole pairs'), 'no other name for it');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
 test('a request log holding several conversations: the banner and the timeline name the thread of each step', async () => {
   const file = join(ROOT, 'test', 'fixtures', 'providers', 'anthropic-log-interleaved-edited.jsonl');
   const source = readFileSync(file, 'utf8');
