@@ -119,7 +119,8 @@ export class DiffView {
   /** A layout change of either editor while `revealing` reveals the step's first change again. */
   private revealAgainOnLayout(container: HTMLElement): void {
     for (const pane of [this.before, this.after]) {
-      pane.editor.onDidLayoutChange(() => this.revealing && this.revealFirstChange());
+      // In the next frame: the editor wraps its lines again for the new layout first.
+      pane.editor.onDidLayoutChange(() => requestAnimationFrame(() => this.revealing && this.revealFirstChange()));
       pane.editor.onKeyDown(() => (this.revealing = false));
     }
     for (const type of ['wheel', 'mousedown', 'touchstart'] as const) container.addEventListener(type, () => (this.revealing = false), { capture: true, passive: true });
@@ -176,10 +177,17 @@ export class DiffView {
       const ranges = editor.getVisibleRanges();
       return ranges.length > 0 && ranges[0]!.startLineNumber <= Math.max(1, start) && Math.max(start, end) <= ranges[ranges.length - 1]!.endLineNumber;
     };
-    const onScreen = shown(this.after.editor, first.modifiedStartLineNumber, first.modifiedEndLineNumber) && (inline || shown(this.before.editor, first.originalStartLineNumber, first.originalEndLineNumber));
+    // Inline, lines the step dropped are a zone below the line before them: on screen when the line after the zone is.
+    const inlineDeletion = inline && first.modifiedEndLineNumber === 0;
+    const modifiedEnd = inlineDeletion ? first.modifiedStartLineNumber + 1 : first.modifiedEndLineNumber;
+    const onScreen = shown(this.after.editor, first.modifiedStartLineNumber, modifiedEnd) && (inline || shown(this.before.editor, first.originalStartLineNumber, first.originalEndLineNumber));
     if (onScreen) return;
     if (!inline && (first.modifiedEndLineNumber === 0 || first.originalEndLineNumber !== 0)) {
       this.before.editor.revealLineInCenter(Math.max(1, first.originalStartLineNumber));
+    } else if (inlineDeletion) {
+      // The line before the dropped lines at the top (no padding above it), so the zone of dropped lines below it fits.
+      const editor = this.after.editor;
+      editor.setScrollTop(editor.getTopForLineNumber(Math.max(1, first.modifiedStartLineNumber)));
     } else this.after.editor.revealLineInCenter(Math.max(1, first.modifiedStartLineNumber));
   }
 

@@ -128,6 +128,31 @@ test('a narrow panel: a step whose banner is taller than any before it still ope
   await page.context().close();
 });
 
+test('a narrow panel (inline diff): messages a step dropped are shown whole below the line before them, not cut at the bottom', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(tallerBannerReport(), 'light', ENGINE, 2), 'light', 520);
+  // The three dropped messages of turn 34 (user, assistant's call, its result): their first and last rows on screen once
+  // the panel is laid out (polled: the editors are laid out a frame or more after the step is painted).
+  const onScreen = (needles: string[]) =>
+    page
+      .waitForFunction(
+        (needles) => {
+          const box = document.querySelector('.editor.modified .monaco-scrollable-element')!.getBoundingClientRect();
+          const rows = Array.from(document.querySelectorAll<HTMLElement>('.editor.modified .view-line')).filter((line) => {
+            const r = line.getBoundingClientRect();
+            return r.top >= box.top && r.bottom <= box.bottom;
+          });
+          return needles.every((needle) => rows.some((row) => (row.textContent ?? '').includes(needle)));
+        },
+        needles,
+        { timeout: 5_000 },
+      )
+      .then(() => true, () => false);
+  // (Monaco writes a space as U+00A0: needles without spaces.)
+  assert.ok(await onScreen(['module_34.ts', 'f34()']), 'the first and the last dropped message are on screen');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
 test('Follow keeps a growing file\'s newest step in view; off, the selection stays', async () => {
   const fixture = fixtureOf(incidentReport());
   const full = fixture.view!;
