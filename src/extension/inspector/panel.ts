@@ -15,11 +15,12 @@ import {
   VIEW_TYPE,
   type WebviewMessage,
 } from '../../shared/protocol';
-import { APPLY_FIX_COMMAND, type FixOutcome } from '../fixes';
+import { APPLY_FIX_COMMAND, type FixOutcome, fixesToCopy } from '../fixes';
 import type { Session, Sessions } from '../sessions';
 import { isZip } from '../viewed-files';
 import { INSPECTOR_PAGE, makeNonce, webviewHtml } from '../webview-html';
-import { transcriptView, chooseStep, type InspectorEngine, type RenderedStep, renderStep, stepEdit } from './views';
+import { activeTabUri, basename, commandTarget } from './targets';
+import { transcriptView, chooseStep, fixToCopy, type InspectorEngine, type RenderedStep, renderStep, stepEdit } from './views';
 import { planFix, renderWindow, type Report } from '../engine';
 
 export const OPEN_INSPECTOR_COMMAND = 'prefixLens.openInspector';
@@ -28,6 +29,8 @@ const ENGINE: InspectorEngine = {
   renderWindow: (window) => renderWindow(window),
   planFix: (rewrite, sourceText) => planFix(rewrite, sourceText),
 };
+/** A request log or a growing file: the fix writes a repaired copy (fixes.ts), and its button and preview say so. */
+const COPY_ENGINE = fixToCopy(ENGINE);
 
 /** The build output the webview may load from; nothing else. */
 function webviewRoot(context: vscode.ExtensionContext): vscode.Uri {
@@ -38,14 +41,6 @@ function webviewOptions(context: vscode.ExtensionContext): vscode.WebviewOptions
   return { enableScripts: true, localResourceRoots: [webviewRoot(context)], retainContextWhenHidden: false };
 }
 
-/** Arguments the command accepts: (uri?, step?) from a CodeLens, or (step) alone. */
-function commandTarget(args: unknown[]): { uri?: vscode.Uri; step?: number } {
-  const [first, second] = args;
-  if (first instanceof vscode.Uri) return { uri: first, ...(typeof second === 'number' ? { step: second } : {}) };
-  if (typeof first === 'number') return { step: first };
-  return {};
-}
-
 /** What the panel shows (for the extension's API and its tests). */
 export interface InspectorShowing {
   readonly file?: string;
@@ -53,6 +48,8 @@ export interface InspectorShowing {
   readonly reason?: string;
   /** Set while showing a comparison: the older side's name. */
   readonly comparedWith?: string;
+  /** The title of the whole-pair fix the panel offers for the step (its button and preview). */
+  readonly fix?: string;
 }
 
 /** A "Compare with…" result the panel shows: `report` judges `newer` as a rewrite of the older file. */
@@ -81,16 +78,6 @@ interface Detached {
   readonly viewed?: vscode.Uri;
   /** Called once when the panel stops showing it. */
   close(): void;
-}
-
-const basename = (uri: vscode.Uri | string) => (typeof uri === 'string' ? uri : uri.path).split(/[\\/]/).pop() ?? '';
-
-/** The file of the active editor tab (text, custom or binary editor), if it has one. */
-function activeTabUri(): vscode.Uri | undefined {
-  const input: unknown = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-  if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom) return input.uri;
-  if (input instanceof vscode.TabInputTextDiff) return input.modified;
-  return undefined;
 }
 
 interface Shown {
@@ -249,7 +236,8 @@ class InspectorHost implements vscode.Disposable {
     const report = this.session?.report;
     if (!report) return { reason: this.session ? 'checking' : this.unreadable ?? 'no transcript' };
     const step = chooseStep(report, this.session?.selectedStep);
-    return { file: report.file, ...(step === undefined ? {} : { step }) };
+    const fix = this.shown.step === step ? this.shown.rendered?.detail.fix?.title : undefined;
+    return { file: report.file, ...(step === undefined ? {} : { step }), ...(fix ? { fix } : {}) };
   }
 
   private detachedSelected(detached: Detached, report: Report): number | undefined {
@@ -326,27 +314,27 @@ class InspectorHost implements vscode.Disposable {
       this.showEmpty(session ? 'Checking the transcript…' : this.unreadable ?? 'Open a transcript (.jsonl / .json / .eval) to inspect its rewrites.');
       return;
     }
-    this.pushReport(report, chooseStep(report, session.selectedStep), () => session.document.getText());
+    this.pushReport(report, chooseStep(report, session.selectedStep), () => session.document.getText(), fixesToCopy(session) ? COPY_ENGINE : ENGINE);
   }
 
   /** A comparison's or viewed file's steps (a comparison's snapshot step first); no fix (neither file is edited). */
   private pushDetached(detached: Detached): void {
     const report = detached.report();
     if (!report) return this.showEmpty(detached.waiting());
-    this.pushReport(report, this.detachedSelected(detached, report), () => undefined);
+    this.pushReport(report, this.detachedSelected(detached, report), () => undefined, ENGINE);
   }
 
   /**
    * A new report goes whole (the transcript view); a new step of the report shown as splices of the
    * step shown (only what differs between their windows), or whole when no step is shown.
    */
-  private pushReport(report: Report, step: number | undefined, sourceText: () => string | undefined): void {
+  private pushReport(report: Report, step: number | undefined, sourceText: () => string | undefined, engine: InspectorEngine): void {
     const shown = this.shown;
-    const render = () => (step === undefined ? undefined : renderStep(report, step, ENGINE, sourceText()));
+    const render = () => (step === undefined ? undefined : renderStep(report, step, engine, sourceText()));
     let rendered = shown.rendered;
     if (report !== shown.report) {
       rendered = render();
-      const { detail, ...view } = transcriptView(report, step, ENGINE, sourceText(), rendered);
+      const { detail, ...view } = transcriptView(report, step, engine, sourceText(), rendered);
       // The file shown, grown or edited: its step as splices of the one shown, like a step change.
       const edit = rendered && shown.rendered && report.file === shown.report?.file ? stepEdit(shown.rendered, rendered) : undefined;
       this.post(edit ? { type: 'transcript', view, edit } : { type: 'transcript', view: { ...view, ...(detail ? { detail } : {}) } });

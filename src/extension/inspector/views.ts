@@ -31,6 +31,17 @@ export interface InspectorEngine {
   planFix?(rewrite: Rewrite, sourceText: string): FixPlan | undefined;
 }
 
+/** `engine` whose fix plans are written to a repaired copy (a request log, a growing file): their title says so. */
+export function fixToCopy(engine: InspectorEngine): InspectorEngine {
+  const plan = engine.planFix;
+  if (!plan) return engine;
+  const planFix = (rewrite: Rewrite, sourceText: string) => {
+    const fix = plan(rewrite, sourceText);
+    return fix && { ...fix, title: `${fix.title} in a repaired copy` };
+  };
+  return { ...engine, planFix };
+}
+
 /** Window-level findings listed in a transcript view at most. */
 export const FINDINGS_CAP = 500;
 

@@ -72,6 +72,18 @@ suite('inspector panel', () => {
     await waitFor('the comparison\'s findings cleared', () => !rules().includes('prefix-mutated'));
   });
 
+  test('the fix the panel offers says where it goes: in place on a transcript, "in a repaired copy" on a request log', async () => {
+    const log = await openTranscript(fixture('compacted.requests.jsonl'));
+    await vscode.commands.executeCommand('prefixLens.openInspector');
+    const onLog = await showing('the log\'s fix', (s) => s.file === log.session.uri.fsPath && s.fix !== undefined);
+    assert.equal(onLog.fix, 'Compact in whole pairs in a repaired copy', 'as the quick fix says: a copy, the log left as written');
+    // Opened beside the panel (its group keeps it visible), which follows it.
+    await vscode.commands.executeCommand('workbench.action.focusFirstEditorGroup');
+    const seed = await openTranscript(example('seed-incident.trace.jsonl'));
+    const onSeed = await showing('the seed\'s fix', (s) => s.file === seed.session.uri.fsPath && s.fix !== undefined);
+    assert.equal(onSeed.fix, 'Revert the rewrite');
+  });
+
   test('closing the panel ends the comparison: its findings go, the file\'s own stay', async () => {
     const before = vscode.Uri.file(fixture('compare-before.json'));
     const after = vscode.Uri.file(fixture('compare-after.json'));
