@@ -13,10 +13,22 @@ import type { SourceLine, SourceRange } from './text';
 
 /** Key of a moved step's step as read (`Shift.step`, `unmoved`). */
 const UNMOVED: unique symbol = Symbol('unmoved');
+/** Key of how many times a step was moved (`Shift.step`, `moves`). */
+const MOVES: unique symbol = Symbol('moves');
 
 /** The step as its reading made it, before any `Shift.step` moved it (its windows' counts and roles are the moved step's). */
 export function unmoved(step: StepReport): StepReport {
   return (step as { [UNMOVED]?: StepReport })[UNMOVED] ?? step;
+}
+
+/**
+ * How many `Shift.step`s moved the step. Each holds the one before it (its
+ * windows, once read, are copied again by each), so a step moved on edit
+ * after edit would hold ever more: follow-reuse.ts keeps no step moved
+ * `MAX_MOVES` times.
+ */
+export function moves(step: StepReport): number {
+  return (step as { [MOVES]?: number })[MOVES] ?? 0;
 }
 
 export class Shift {
@@ -114,7 +126,7 @@ export class Shift {
       const rewrite = Object.getOwnPropertyDescriptor(step, 'rewrite');
       const read = rewrite?.get ?? (() => rewrite?.value as Rewrite | undefined);
       if (rewrite) Object.defineProperty(moved, 'rewrite', { enumerable: true, get: () => this.rewrite(read() as Rewrite) });
-      return Object.defineProperty(moved, UNMOVED, { value: unmoved(step) }) as unknown as StepReport;
+      return Object.defineProperties(moved, { [UNMOVED]: { value: unmoved(step) }, [MOVES]: { value: moves(step) + 1 } }) as unknown as StepReport;
     });
   }
 

@@ -20,6 +20,8 @@ import fc from 'fast-check';
 import { generateLog, type LogFormat } from '../../bench/generate';
 import { checkTranscript } from '../../src/core/check';
 import { Follower, type FollowOptions, type TextChange } from '../../src/core/follow';
+import { MAX_MOVES } from '../../src/core/follow-reuse';
+import { moves } from '../../src/core/shift';
 import { adapterFor } from '../../src/core/formats/registry';
 import type { SourceLine } from '../../src/core/text';
 import type { FormatAdapter, LineReader } from '../../src/core/transcript';
@@ -238,6 +240,26 @@ describe('a followed request log edited inside one line', () => {
       // Typing on in the line edited last reads it again from its start.
       assert.ok(change === first ? from < starts[k]! : from === starts[k], `from ${from}, line ${k + 1} at ${starts[k]}`);
     }
+  });
+
+  it('typing on in one line: no step is kept moved more than MAX_MOVES times (each move holds the one before), most edits still kept', () => {
+    let text = log('anthropic', 30, 5, 2000);
+    const starts = lineStarts(text);
+    const { follower, read } = followed(text);
+    const at = text.indexOf('"text":"', starts[15]) + '"text":"'.length;
+    let kept = 0;
+    for (let i = 0; i < 3 * MAX_MOVES; i++) {
+      const change = { from: at, removed: 0, inserted: 'x' };
+      read.length = 0;
+      assert.ok(follower.rewind(change.from, [change]));
+      text = applied(text, change);
+      const report = follower.append(text.slice(follower.position));
+      const most = Math.max(...report.steps.map(moves));
+      assert.ok(most <= MAX_MOVES, `after ${i + 1} edits a step moved ${most} times`);
+      if (read.length <= 4) kept++;
+      if (i === 3 * MAX_MOVES - 1) assert.deepEqual(report, checkTranscript({ file: 'log.jsonl', text }, options));
+    }
+    assert.ok(kept >= 2 * MAX_MOVES, `edits that kept the later reading: ${kept}`);
   });
 
   it('in the editor: a document edited inside one line is reported as checked whole', () => {
