@@ -7,7 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { incidentReport, tallerBannerReport } from '../fixtures/inspector/reports';
-import { ENGINE, fixtureOf, type Harness, openInspector, startHarness, waitReady } from './harness';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkTranscript, planFix } from '../../src/core';
+import { fixToCopy } from '../../src/extension/inspector/views';
+import { ENGINE, fixtureOf, type Harness, openInspector, ROOT, startHarness, waitReady } from './harness';
 
 let harness: Harness;
 before(async () => {
@@ -74,6 +78,29 @@ test('at a 400 px panel the inline diff has one column of labels: the left and r
   const [left, right] = boxes as [DOMRect, DOMRect];
   assert.equal(right.left, left.left, `both labels start at the panel's left (${left.left}, ${right.left})`);
   assert.ok(right.top >= left.bottom, `the right side's label is below the left's (${right.top} >= ${left.bottom})`);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('at a 400 px panel a long fix name ("… in a repaired copy") wraps its controls: nothing wider than the panel', async () => {
+  const file = join(ROOT, 'test', 'fixtures', 'vscode', 'compacted.requests.jsonl');
+  const source = readFileSync(file, 'utf8');
+  const report = checkTranscript({ file, text: source }, { keepRewrites: true });
+  const { page, errors } = await openInspector(harness, fixtureOf(report, 'light', fixToCopy({ ...ENGINE, planFix }), undefined, source), 'light', 400);
+  const apply = page.locator('.pl-fix-slot vscode-button', { hasText: 'Compact in whole pairs in a repaired copy' });
+  await apply.waitFor();
+  await page.locator('.pl-preview-toggle').click();
+  await page.locator('.pl-fix-note').waitFor();
+  const overflow = await page.evaluate(() => {
+    const out: string[] = [];
+    if (document.documentElement.scrollWidth > window.innerWidth) out.push(`the page is ${document.documentElement.scrollWidth} px wide`);
+    for (const node of Array.from(document.querySelectorAll<HTMLElement>('.pl-toolbar, .pl-fix-slot, .pl-fix-slot vscode-button'))) {
+      const r = node.getBoundingClientRect();
+      if (r.right > window.innerWidth + 1 || r.left < -1) out.push(`${node.className || node.tagName} spans ${Math.round(r.left)}-${Math.round(r.right)}`);
+    }
+    return out;
+  });
+  assert.deepEqual(overflow, [], `nothing wider than the ${400} px panel`);
   assert.deepEqual(errors, []);
   await page.context().close();
 });
