@@ -262,6 +262,24 @@ describe('a followed request log edited inside one line', () => {
     assert.ok(kept >= 2 * MAX_MOVES, `edits that kept the later reading: ${kept}`);
   });
 
+  it('the times of the log: an edit of the last line with a time, the first, or one between, kept as a full check gives them', () => {
+    // Times on lines 21 and 25 to 33 only (after the head): the later lines have none (the last time is before the lines kept), nor the two after the first.
+    const lines = log('anthropic', 40, 6, 2000).split('\n');
+    const text = lines.map((l, i) => (i === 20 || (i >= 24 && i <= 32) ? `{"timestamp":"2026-01-01T00:00:${String(10 + i)}Z",${l.slice(1)}` : l)).join('\n');
+    // The time's seconds replaced, or (the first line with a time) its key broken: the file's first time is then on the next line.
+    for (const [line, inserted] of [[32, '59'], [32, '5'], [20, '01'], [26, '00.5'], [20, 'q']] as const) {
+      const { follower, read } = followed(text);
+      const key = text.indexOf('"timestamp":"', lineStarts(text)[line]);
+      const change = inserted === 'q' ? { from: key + '"timestam'.length, removed: 1, inserted } : { from: key + '"timestamp":"2026-01-01T00:00:'.length, removed: 2, inserted };
+      const edited = applied(text, change);
+      read.length = 0;
+      assert.ok(follower.rewind(change.from, [change]));
+      const report = follower.append(edited.slice(follower.position));
+      if (inserted !== 'q') assert.ok(read.length <= 4, `${read.length} lines read again`);
+      assert.deepEqual(report.session, checkTranscript({ file: 'log.jsonl', text: edited }, options).session, `line ${line + 1}: ${inserted}`);
+    }
+  });
+
   it('in the editor: a document edited inside one line is reported as checked whole', () => {
     let text = log('openai-chat', 40, 4, 2000);
     const request = (t: string): TranscriptRequest => ({ kind: 'transcript', file: 'log.jsonl', text: t, tokens: false, limits: {} });
