@@ -25,6 +25,7 @@ import { banner, button, findingItem, noStepsNotice, number, pairItems, SteadyHe
 import { el } from './dom';
 import { DiffView, type Splices } from './diff';
 import { followTheme } from './theme';
+import { AfterPaint, settle } from './after-paint';
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -32,20 +33,6 @@ interface VsCodeApi {
   setState(state: InspectorState): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
-
-
-/** Work the panel leaves for when the browser is idle after the step's frame, by kind (a later one of a kind replaces the earlier). */
-type AfterPaint = 'pairs' | 'timeline' | 'heights' | 'texts';
-
-/**
- * A pane text spliced from the step shown before (`applyStepEdit`) is, in V8, a rope of the parts it was
- * joined from: the first read by position copies it into one string. Unread, that copy (1.4 MB per side
- * of a 10k-message window, ~0.7 ms each) would fall in the next step's splice, which slices it. Read
- * once here, when idle after the paint; only the time it is copied changes, never the text.
- */
-function settle(text: string): void {
-  text.charCodeAt(0);
-}
 
 class Inspector {
   private readonly vscode = acquireVsCodeApi();
@@ -70,8 +57,8 @@ class Inspector {
   private receivedAt = 0;
   /** The steps the timeline shows (the same array while stepping through one transcript view). */
   private timelineSteps: TranscriptView['steps'] | undefined;
-  /** Work left for after the next paint, by kind (`afterPaint`). */
-  private readonly deferred = new Map<AfterPaint, () => void>();
+  /** Work left for after the step's paint. */
+  private readonly afterPaint = new AfterPaint();
   /** What the Findings tab lists: the step's findings (as JSON), the window's, and their total. */
   private findingsShown: { readonly step: string; readonly window: readonly FindingView[]; readonly total: number } | undefined;
   /** How the step being shown was sent, as splices of the texts shown before (a `stepEdit`). */
@@ -239,11 +226,11 @@ class Inspector {
       el('div', { text: previewing && detail.fix ? `Planned fix: ${detail.fix.title} (preview)` : `Proposed rewrite · ${detail.step.source}` }),
     );
     // Measured before the Tool pairs list is built (the page's layout is still the painted one).
-    this.afterPaint('heights', () => this.steady.forEach((s) => s.keep()));
+    this.afterPaint.run('heights', () => this.steady.forEach((s) => s.keep()));
     // The step's texts, spliced from the last step's, read once when idle (see `settle`), not when the next step splices them.
-    this.afterPaint('texts', () => [detail.before.text, after.text].forEach(settle));
+    this.afterPaint.run('texts', () => [detail.before.text, after.text].forEach(settle));
     // The Tool pairs tab lists up to 300 of the step's ~10k pairs: built once the step is painted.
-    this.afterPaint('pairs', () => this.listPairs(pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id))));
+    this.afterPaint.run('pairs', () => this.listPairs(pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id))));
     const tokenText = tokens === undefined ? '' : ` · token ${number(tokens)}`;
     const splices = this.splices;
     this.splices = undefined;
@@ -274,32 +261,12 @@ class Inspector {
         if (tick.getAttribute('aria-selected') !== value) tick.setAttribute('aria-selected', value);
       }
     }
-    this.afterPaint('timeline', () => this.timelineSlot.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' }));
-  }
-
-  /**
-   * Runs `work` when the browser is idle after the frame showing the current step (at most 100 ms
-   * later); a later `work` of the same kind replaces it.
-   */
-  private afterPaint(kind: AfterPaint, work: () => void): void {
-    if (this.deferred.size === 0) {
-      requestAnimationFrame(() =>
-        requestIdleCallback(
-          () => {
-            const works = [...this.deferred.values()];
-            this.deferred.clear();
-            for (const w of works) w();
-          },
-          { timeout: 100 },
-        ),
-      );
-    }
-    this.deferred.set(kind, work);
+    this.afterPaint.run('timeline', () => this.timelineSlot.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' }));
   }
 
   /** The Tool pairs tab's items, now (dropping a list still waiting for a paint). */
   private listPairs(items: HTMLElement[]): void {
-    this.deferred.delete('pairs');
+    this.afterPaint.drop('pairs');
     this.pairs.replaceChildren(...items);
   }
 
