@@ -284,4 +284,5 @@ test('a plan that only gives back the window before the rewrite is named "Revert
   assert.ok(plan);
   assert.equal(renderWindow(plan.window).text, renderWindow(rewrite.before).text, 'the same bytes as before the rewrite');
   assert.equal(plan.title, 'Revert the rewrite');
+  assert.match(plan.description, /^Keeping its tool pairs whole gives back the window before the rewrite, byte for byte\. /);
 });

@@ -314,7 +314,7 @@ test('the seed incident\'s plan only gives back the window before its compaction
   assert.deepEqual((await buttons()).map((t) => t.trim()), ['Preview fix', 'Revert the rewrite']);
   await page.locator('.pl-preview-toggle').click();
   await page.locator('.pl-fix-note').waitFor();
-  assert.match((await page.locator('.pl-fix-note').textContent()) ?? '', /^Fix preview \(PATCH\): Revert the rewrite\./);
+  assert.match((await page.locator('.pl-fix-note').textContent()) ?? '', /^Fix preview \(PATCH\): Revert the rewrite\. Keeping its tool pairs whole gives back the window before the rewrite, byte for byte\./);
   assert.match((await page.locator('.pl-columns').textContent()) ?? '', /Planned fix: Revert the rewrite \(preview\)/);
   assert.deepEqual((await buttons()).map((t) => t.trim()), ['Hide fix', 'Revert the rewrite']);
   assert.ok(!(await page.locator('body').innerText()).includes('Compact in whole pairs'), 'no other name for it');

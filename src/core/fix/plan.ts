@@ -299,10 +299,16 @@ function describe(notes: Notes): string {
   return parts.join(' ') || 'Nothing to change in whole pairs.';
 }
 
-/** The whole-pair fix has one name; a plan that only gives back the window before the rewrite (the same rendered bytes) says so. */
-function titleOf(window: ContextWindow, before: ContextWindow): string {
-  const same = window.boundary === before.boundary && renderWindow(window).text === renderWindow(before).text;
-  return same ? 'Revert the rewrite' : 'Compact in whole pairs';
+/** A plan that gives back the window before the rewrite: the same boundary and rendered bytes. */
+function revertsRewrite(window: ContextWindow, before: ContextWindow): boolean {
+  return window.boundary === before.boundary && renderWindow(window).text === renderWindow(before).text;
+}
+
+/** The whole-pair fix has one name; a plan that only gives back the window before the rewrite says so, in its title and first in its description. */
+function named(window: ContextWindow, before: ContextWindow, notes: Notes): Pick<FixPlan, 'title' | 'description'> {
+  if (!revertsRewrite(window, before)) return { title: 'Compact in whole pairs', description: describe(notes) };
+  const why = 'Keeping its tool pairs whole gives back the window before the rewrite, byte for byte.';
+  return { title: 'Revert the rewrite', description: `${why} ${describe(notes)}` };
 }
 
 /** The window before the rewrite, unchanged: always acceptable. */
@@ -336,5 +342,5 @@ export function planFix(rewrite: Rewrite, sourceText?: string, options: PlanFixO
   const verdict = judgeRewrite({ ...rewrite, after: window }, options.guard);
   if (verdict.decision === 'abort') return fallbackPlan(rewrite, verdict, sourceText, options);
   const edits = sourceText === undefined ? [] : (fixEdits(rewrite, target, sourceText, options.beforeText ?? sourceText) ?? []);
-  return { title: titleOf(window, rewrite.before), description: describe(notes), window, verdict, edits };
+  return { ...named(window, rewrite.before, notes), window, verdict, edits };
 }
