@@ -35,6 +35,34 @@ export function button(label: string, iconName: string, title: string, onClick: 
 }
 
 /**
+ * The toolbar's stepping buttons, disabled where they would do nothing: no steps (a clean file), the
+ * first or last step reached, no other step that is not a patch. Only a button whose state changes is
+ * touched (a step's frame restyles what changed).
+ */
+export class StepControls {
+  readonly previous: HTMLElement;
+  readonly next: HTMLElement;
+  readonly nonPatch: HTMLElement;
+
+  constructor(onStep: (delta: number) => void, onNonPatch: () => void) {
+    this.previous = button('', 'arrow-left', 'Previous step ( [ )', () => onStep(-1));
+    this.next = button('', 'arrow-right', 'Next step ( ] )', () => onStep(1));
+    this.nonPatch = button('Next non-patch step', 'warning', 'Next step that is not a patch: defer or abort ( n )', onNonPatch);
+  }
+
+  update(steps: readonly StepSummary[], selected: number | undefined): void {
+    const at = steps.findIndex((s) => s.index === selected);
+    setDisabled(this.previous, at <= 0);
+    setDisabled(this.next, at === -1 || at === steps.length - 1);
+    setDisabled(this.nonPatch, !steps.some((s) => s.decision !== 'patch' && s.index !== selected));
+  }
+}
+
+function setDisabled(b: HTMLElement, disabled: boolean): void {
+  if (b.hasAttribute('disabled') !== disabled) b.toggleAttribute('disabled', disabled);
+}
+
+/**
  * Keeps a slot's height from shrinking while the panel steps through one transcript (`keep()` once a
  * step is painted, `reset()` for another file or width): a step with fewer reasons than the one before
  * leaves the diff below where it was, instead of growing it (a resize of the diff re-lays out both

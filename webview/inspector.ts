@@ -21,7 +21,7 @@ import {
   type StepEdit,
   type WebviewMessage,
 } from '../src/shared/protocol';
-import { banner, button, findingItem, noStepsNotice, number, pairItems, SteadyHeight, timeline } from './components';
+import { banner, button, findingItem, noStepsNotice, number, pairItems, SteadyHeight, StepControls, timeline } from './components';
 import { el } from './dom';
 import { DiffView, type Splices } from './diff';
 import { followTheme } from './theme';
@@ -42,6 +42,7 @@ class Inspector {
   private readonly bannerSlot = el('div', { className: 'pl-banner-slot' });
   private readonly timelineSlot = el('div', { className: 'pl-timeline-slot' });
   private readonly fixSlot = el('div', { className: 'pl-fix-slot' });
+  private readonly stepControls = new StepControls((delta) => this.step(delta), () => this.nextNonPatchStep());
   private readonly findings = el('ul', { className: 'pl-findings', attrs: { 'aria-label': 'Findings' } });
   private readonly pairs = el('ul', { className: 'pl-pairs', attrs: { 'aria-label': 'Tool pairs' } });
   private readonly findingsHeader = el('vscode-tab-header', { text: 'Findings' });
@@ -172,9 +173,9 @@ class Inspector {
     return el(
       'nav',
       { className: 'pl-toolbar', attrs: { 'aria-label': 'Stepping' } },
-      button('', 'arrow-left', 'Previous step ( [ )', () => this.step(-1)),
-      button('', 'arrow-right', 'Next step ( ] )', () => this.step(1)),
-      button('Next non-patch step', 'warning', 'Next step that is not a patch: defer or abort ( n )', () => this.nextNonPatchStep()),
+      this.stepControls.previous,
+      this.stepControls.next,
+      this.stepControls.nonPatch,
       follow,
       this.timelineSlot,
       this.fixSlot,
@@ -250,6 +251,7 @@ class Inspector {
    * tick is scrolled into view once the step is painted (scrolling now would force a layout mid-step).
    */
   private renderTimeline(steps: TranscriptView['steps'], selected: number | undefined): void {
+    this.stepControls.update(steps, selected);
     const ticks = this.timelineSlot.querySelectorAll<HTMLElement>('.pl-tick');
     if (steps !== this.timelineSteps || ticks.length !== steps.length) {
       this.timelineSteps = steps;

@@ -202,6 +202,8 @@ test('switching to a file with no steps drops the previous diff, fix preview and
   assert.ok((await page.locator('.editor.modified .view-line').count()) > 1, 'the fix preview is shown');
   await hostSends(page, { type: 'transcript', view: transcriptView(emptyReport(), undefined, ENGINE) });
   assert.equal(await page.locator('.pl-fix-slot vscode-button').count(), 0, 'no Preview / Apply for a file without steps');
+  const stepping = await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('.pl-toolbar > vscode-button:not(.pl-follow)')).map((b) => [b.textContent?.trim() || b.title, b.hasAttribute('disabled')]));
+  assert.deepEqual(stepping, [['Previous step ( [ )', true], ['Next step ( ] )', true], ['Next non-patch step', true]], 'nothing to step to');
   assert.equal(await page.locator('.pl-banner').count(), 0);
   assert.equal(await textOnceSettled(page.locator('.editor.original .view-line'), ''), '', 'the old diff is gone (left)');
   assert.equal(await textOnceSettled(page.locator('.editor.modified .view-line'), ''), '', 'the old diff is gone (right)');

@@ -217,9 +217,13 @@ test('[ and ] arrive as splices of the step shown; a splice of another step is a
   const fixture = fixtureOf(incidentReport());
   const { page, errors } = await openInspector(harness, fixture);
   const violations = await page.evaluate(() => document.body.dataset.violations);
+  /** Whether Previous and Next are disabled: only at the first and the last step. */
+  const ends = () => page.evaluate(() => Array.from(document.querySelectorAll('.pl-toolbar > vscode-button')).slice(0, 2).map((b) => b.hasAttribute('disabled')));
+  assert.deepEqual(await ends(), [true, false], 'at step 1 of 4');
   for (const [key, step] of [[']', 2], [']', 3], [']', 4], ['[', 3], ['[', 2], ['[', 1]] as const) {
     await page.keyboard.press(key);
     await waitReady(page, step);
+    assert.deepEqual(await ends(), [step === 1, step === 4], `at step ${step} of 4`);
   }
   const sent = await page.evaluate(() => (window as unknown as { __sent: string[] }).__sent);
   assert.deepEqual(sent, ['transcript', ...Array(6).fill('stepEdit')]);
