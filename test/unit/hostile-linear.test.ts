@@ -2,7 +2,7 @@
  * Work linear in the input (issue 11): format detection on pathological heads,
  * and token counting that cuts long pre-tokenizer runs. Speed itself is
  * measured in `npm run bench` (tokens-pathological); here only generous
- * "well under N s" guards for detection and for a text that is one long
+ * "well under N s" guards (loose enough for a loaded machine, far under what quadratic work takes) for detection and for a text that is one long
  * piece per chunk, and the counts' accuracy.
  */
 import assert from 'node:assert/strict';
@@ -31,12 +31,14 @@ describe('hostile input: detection is linear', () => {
     'a Codex prefix repeated': fill('{"type":"session_meta",'),
   };
   for (const [name, head] of Object.entries(heads)) {
-    it(`detects nothing in 1 MiB of ${name}, every sniffer in well under a second`, () => {
+    // 5 s, not 1: the 2-core machine under other jobs' load took 1.4 s for this linear work; a sniffer
+    // quadratic in the lines (~37 k lines of up to 1 MiB each left to scan) takes tens of seconds.
+    it(`detects nothing in 1 MiB of ${name}, every sniffer in well under 5 s`, () => {
       const started = performance.now();
       assert.equal(detectFormat(head), undefined);
       for (const adapter of ADAPTERS) assert.equal(adapter.sniff(head), false, adapter.id);
       const ms = performance.now() - started;
-      assert.ok(ms < 1000, `${name}: ${ms.toFixed(0)} ms`);
+      assert.ok(ms < 5000, `${name}: ${ms.toFixed(0)} ms`);
     });
   }
 });
