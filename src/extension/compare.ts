@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { dirname, basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
-import { toDiagnostics } from './diagnostics';
+import { COMPARE_SOURCE, toDiagnostics } from './diagnostics';
 import { readSettings } from './settings';
 import type { FileText, Report } from './engine';
 
@@ -37,7 +37,7 @@ async function judge(ctx: Ctx, older: FileText, newer: FileText, document: vscod
   ctx.compareDiagnostics.clear();
   const diagnostics = ctx.compareDiagnostics;
   ctx.inspector.showComparison({ report, newer: document.uri, olderName: label, onClose: () => diagnostics.clear() });
-  diagnostics.set(document.uri, toDiagnostics(own, { uri: document.uri, range }, settings.severity, ctx.rulesDoc));
+  diagnostics.set(document.uri, toDiagnostics(own, { uri: document.uri, range }, settings.severity, ctx.rulesDoc, COMPARE_SOURCE));
   return report;
 }
 

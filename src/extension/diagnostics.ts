@@ -19,6 +19,8 @@ const SEVERITY: Readonly<Record<Severity | Exclude<SeverityOverride, 'off'>, vsc
 };
 
 export const DIAGNOSTIC_SOURCE = 'Prefix Lens';
+/** The source of a comparison's findings ("Compare with…"), so the Problems view tells them from the file's own. */
+export const COMPARE_SOURCE = 'Prefix Lens (compare)';
 
 /** Where a rule's documentation lives: `<rulesDoc>#<rule-id>`. */
 export function ruleDocUri(rulesDoc: vscode.Uri, rule: RuleId): vscode.Uri {
@@ -31,12 +33,15 @@ export function toDiagnostics(
   session: Pick<Session, 'uri' | 'range'>,
   overrides: Readonly<Partial<Record<RuleId, SeverityOverride>>>,
   rulesDoc: vscode.Uri,
+  source = DIAGNOSTIC_SOURCE,
 ): vscode.Diagnostic[] {
   const out: vscode.Diagnostic[] = [];
   for (const finding of report.findings) {
     const override = overrides[finding.rule];
     if (override === 'off') continue;
-    out.push(toDiagnostic(finding, report, session, override ?? finding.severity, rulesDoc));
+    const diagnostic = toDiagnostic(finding, report, session, override ?? finding.severity, rulesDoc);
+    diagnostic.source = source;
+    out.push(diagnostic);
   }
   return out;
 }
@@ -56,7 +61,6 @@ function toDiagnostic(
 ): vscode.Diagnostic {
   const prefix = finding.step !== undefined ? `Step ${finding.step}${threadOf(report, finding.step)}: ` : '';
   const diagnostic = new vscode.Diagnostic(session.range(finding.range), prefix + finding.message, SEVERITY[severity]);
-  diagnostic.source = DIAGNOSTIC_SOURCE;
   diagnostic.code = { value: finding.rule, target: ruleDocUri(rulesDoc, finding.rule) };
   const related = relatedLocations(finding, report).filter((r) => !r.file || sameFile(r.file, session.uri));
   if (related.length > 0) {

@@ -62,14 +62,14 @@ suite('inspector panel', () => {
     const shown = await showing('the comparison', (s) => s.comparedWith === 'compare-before.json');
     assert.equal(shown.file, after.fsPath);
     assert.equal(shown.step, snapshot.index, 'the snapshot step (older left, newer right) is selected');
-    const rules = () => diagnosticsOf(after).map((d) => codeOf(d).value);
-    await waitFor('the comparison\'s findings', () => rules().includes('prefix-mutated'));
+    const rules = () => comparedRules(after);
+    await waitFor('the comparison\'s findings', () => rules().includes('prefix-mutated (compare)'));
     await waitFor('the file\'s own finding', () => rules().includes('tool-result-orphaned'));
     assert.equal(rules().filter((r) => r === 'tool-result-orphaned').length, 1, `the file's own finding is not repeated: ${rules().join(', ')}`);
     // Following another transcript closes the comparison and its diagnostics.
     const { session } = await openTranscript(example('self-edit.trace.jsonl'));
     await showing('self-edit', (s) => s.file === session.uri.fsPath && s.comparedWith === undefined);
-    await waitFor('the comparison\'s findings cleared', () => !rules().includes('prefix-mutated'));
+    await waitFor('the comparison\'s findings cleared', () => !rules().includes('prefix-mutated (compare)'));
   });
 
   test('the fix the panel offers says where it goes: in place on a transcript, "in a repaired copy" on a request log', async () => {
@@ -88,14 +88,14 @@ suite('inspector panel', () => {
     const before = vscode.Uri.file(fixture('compare-before.json'));
     const after = vscode.Uri.file(fixture('compare-after.json'));
     await vscode.commands.executeCommand('prefixLens.compareWith', before, after);
-    const rules = () => diagnosticsOf(after).map((d) => codeOf(d).value);
-    await waitFor('the comparison\'s findings', () => rules().includes('prefix-mutated'));
+    const rules = () => comparedRules(after);
+    await waitFor('the comparison\'s findings', () => rules().includes('prefix-mutated (compare)'));
     await waitFor('the file\'s own finding', () => rules().includes('tool-result-orphaned'));
     const panel = await waitFor('the comparison in the inspector panel', () =>
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.label.startsWith('Compare:')),
     );
     await vscode.window.tabGroups.close(panel);
-    await waitFor('the comparison\'s findings cleared', () => !rules().includes('prefix-mutated'));
+    await waitFor('the comparison\'s findings cleared', () => !rules().includes('prefix-mutated (compare)'));
     assert.deepEqual(rules(), ['tool-result-orphaned'], 'the file\'s own finding stays');
     const { inspector } = await api();
     assert.equal(inspector.showing.comparedWith, undefined);
@@ -109,8 +109,15 @@ suite('inspector panel', () => {
     const session = await waitFor('the seed session', () => sessions.get(file)?.report && sessions.get(file));
     await waitFor('its own diagnostics', () => diagnosticsOf(file).length >= (session.report?.findings.length ?? 1));
     await new Promise((r) => setTimeout(r, 200));
-    const keys = diagnosticsOf(file).map((d) => `${codeOf(d).value} ${d.range.start.line}:${d.range.start.character} ${d.message}`);
+    const ours = vscode.languages.getDiagnostics(file).filter((d) => d.source?.startsWith('Prefix Lens'));
+    const keys = ours.map((d) => `${codeOf(d).value} ${d.range.start.line}:${d.range.start.character} ${d.message}`);
     assert.equal(new Set(keys).size, keys.length, `no diagnostic twice:\n${keys.join('\n')}`);
     assert.equal(keys.length, session.report?.findings.length);
   });
 });
+
+/** The file's Prefix Lens diagnostics by rule, a comparison's marked by their source: `prefix-mutated (compare)`. */
+function comparedRules(uri: vscode.Uri): string[] {
+  const ours = vscode.languages.getDiagnostics(uri).filter((d) => d.source?.startsWith('Prefix Lens'));
+  return ours.map((d) => `${codeOf(d).value}${d.source === 'Prefix Lens (compare)' ? ' (compare)' : ''}`);
+}
