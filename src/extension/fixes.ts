@@ -22,10 +22,11 @@ export interface PlannedFix {
   readonly repaired?: string;
 }
 
-/** What `prefixLens.applyFix` did: edited the file in place, or wrote a repaired copy (`copy`). */
+/** What `prefixLens.applyFix` did: edited the file in place, or wrote a repaired copy (`copy`, with what it holds said in `notice`). */
 export interface FixOutcome {
   readonly applied: boolean;
   readonly copy?: vscode.Uri;
+  readonly notice?: string;
 }
 
 /** Agent session logs their agent keeps appending to. */
@@ -95,8 +96,22 @@ export function applyFix(ctx: Ctx): (uri: vscode.Uri, step: number) => Promise<F
     if (!fixesToCopy(session) || fix.repaired === undefined) return { applied: await vscode.workspace.applyEdit(fix.edit) };
     const copy = repairedCopyUri(session.uri);
     await vscode.workspace.fs.writeFile(copy, new TextEncoder().encode(fix.repaired));
-    const name = copy.path.split('/').pop() ?? '';
-    void vscode.window.showInformationMessage(`Prefix Lens: wrote the repaired copy ${name} beside the log; the log itself is left as written.`);
-    return { applied: true, copy };
+    const later = session.report?.steps.filter((s) => s.index > step && s.thread === session.step(step)?.thread).length ?? 0;
+    const notice = copyNotice(copy, step, later);
+    void vscode.window.showInformationMessage(`Prefix Lens: ${notice}`);
+    return { applied: true, copy, notice };
   };
+}
+
+/**
+ * What a repaired copy holds: the step's request repaired, every other line as written. The requests
+ * the agent sent after it were built on the rewrite, so the copy's next step may show it again.
+ */
+export function copyNotice(copy: vscode.Uri, step: number, later: number): string {
+  const name = copy.path.split('/').pop() ?? '';
+  const after =
+    later === 0
+      ? ''
+      : ` The ${later === 1 ? 'request' : `${later} requests`} after it ${later === 1 ? 'is' : 'are'} kept as the agent sent ${later === 1 ? 'it' : 'them'}, built on the rewrite: the copy may show it again at step ${step + 1}.`;
+  return `wrote the repaired copy ${name} beside the log, with the request of step ${step} repaired.${after} The log itself is left as written.`;
 }

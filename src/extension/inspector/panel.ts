@@ -293,8 +293,8 @@ class InspectorHost implements vscode.Disposable {
         const applied = outcome?.applied ?? false;
         const text = !applied
           ? 'The fix could not be applied.'
-          : outcome?.copy
-            ? `Wrote the repaired copy ${basename(outcome.copy)}; the log itself is left as written.`
+          : outcome?.notice
+            ? `${outcome.notice.charAt(0).toUpperCase()}${outcome.notice.slice(1)}`
             : 'Fix applied (one edit: Undo takes it back).';
         this.post({ type: 'fixResult', step: message.step, applied, message: text });
         return;

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { FixOutcome } from '../../../src/extension/fixes';
 import type { Session } from '../../../src/extension/sessions';
 import { closeAll, codeOf, diagnosticsOf, example, fixture, openTranscript, settled, waitFor, waitForDisk } from './helpers';
 
@@ -168,11 +169,23 @@ suite('quick fixes', () => {
     const outcome = await vscode.commands.executeCommand<{ applied: boolean; copy?: vscode.Uri }>('prefixLens.applyFix', ...(fix.command?.arguments ?? []));
     assert.ok(outcome.applied && outcome.copy, 'a copy was written');
     assert.equal(path.basename(outcome.copy.fsPath), 'compacted.requests.repaired.jsonl');
+    assert.doesNotMatch((outcome as FixOutcome).notice ?? '', /after it/, 'the last request: nothing after it to mention');
     assert.equal(session.document.getText(), original, 'the log is unchanged');
     assert.equal(session.document.isDirty, false, 'nothing to save, nothing to conflict');
     assert.equal(fs.readFileSync(session.uri.fsPath, 'utf8'), original);
     const repaired = await openTranscript(outcome.copy.fsPath);
     assert.notEqual(repaired.session.report?.steps[0]?.decision, 'abort', 'the copy is repaired');
+    fs.rmSync(outcome.copy.fsPath);
+  });
+
+  test('a repaired copy of a log that went on after the rewrite says its later requests are as sent (and they are)', async () => {
+    const { session } = await openTranscript(fixture('compacted-then-continued.requests.jsonl'));
+    await settled(session);
+    const outcome = await vscode.commands.executeCommand<FixOutcome>('prefixLens.applyFix', session.uri, 1);
+    assert.ok(outcome.applied && outcome.copy && outcome.notice);
+    assert.match(outcome.notice, /with the request of step 1 repaired\. The request after it is kept as the agent sent it, built on the rewrite: the copy may show it again at step 2\./);
+    const repaired = await openTranscript(outcome.copy.fsPath);
+    assert.deepEqual(repaired.session.report?.steps.map((s) => s.decision), ['defer', 'abort'], 'step 1 repaired; step 2 is the next request, built on the rewrite');
     fs.rmSync(outcome.copy.fsPath);
   });
 
