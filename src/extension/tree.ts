@@ -69,6 +69,10 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
   private problemsOnly = false;
   /** The active session's selection changes, which the view follows. */
   private selection: vscode.Disposable | undefined;
+  /** One node per step of a report, so a reveal names the very node the view was given (no refetch). */
+  private readonly stepNodes = new WeakMap<StepReport, RewriteNode>();
+  /** What the view showed selected when it last asked for its items (see `roots`). */
+  private revealedFor = '';
 
   constructor(
     private readonly sessions: Sessions,
@@ -109,7 +113,25 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
     const session = this.sessions.active();
     const step = session?.selectedStep === undefined ? undefined : session.step(session.selectedStep);
     if (!session || !step || !this.view.visible || !this.shows(step)) return;
-    void this.view.reveal({ kind: 'step', session, step }, { select: true, focus: false }).then(undefined, () => undefined);
+    void this.view.reveal(this.stepNode(session, step), { select: true, focus: false }).then(undefined, () => undefined);
+  }
+
+  private stepNode(session: Session, step: StepReport): RewriteNode {
+    let node = this.stepNodes.get(step);
+    if (!node) this.stepNodes.set(step, (node = { kind: 'step', session, step }));
+    return node;
+  }
+
+  /**
+   * VS Code drops a reveal of an item its window has not loaded yet (the view just shown, or redrawn
+   * for a new report): once it has asked for the items, the selected step is revealed again, once
+   * per report, selection and filter.
+   */
+  private revealOnceLoaded(session: Session): void {
+    const key = `${session.uri.toString()}#${session.reportVersion}:${session.selectedStep}:${this.problemsOnly}`;
+    if (key === this.revealedFor || session.selectedStep === undefined) return;
+    this.revealedFor = key;
+    setTimeout(() => this.revealSelected(), 0);
   }
 
   private shows(step: StepReport): boolean {
@@ -136,7 +158,8 @@ export class RewritesTree implements vscode.TreeDataProvider<RewriteNode>, vscod
     const report = session?.report;
     if (!session || !report) return [];
     const windowFindings = report.findings.filter((f) => f.step === undefined);
-    const steps: RewriteNode[] = report.steps.filter((step) => this.shows(step)).map((step) => ({ kind: 'step', session, step }));
+    const steps: RewriteNode[] = report.steps.filter((step) => this.shows(step)).map((step) => this.stepNode(session, step));
+    this.revealOnceLoaded(session);
     const pairs = pairNodes(session);
     return [
       { kind: 'file', session },
