@@ -24,6 +24,8 @@
  *   change of a word by another of its length, as the editor reports it (or,
  *   `typed`, a space typed and deleted in turn: the text after it moves): the
  *   requests after the next are kept, not read again (core/follow-reuse.ts).
+ * - `follow.edit.middle-line-typing`: 20 keys typed in the 150th line, a
+ *   re-check after each (the mean), against full checks of the same texts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -184,7 +186,7 @@ function edits(): BenchResult[] {
   // A word replaced by another of its length; or a space typed, deleted, typed (the text after it moves).
   const replaced = (at: number): TextChange => ({ from: at, removed: 3, inserted: text.slice(at, at + 3) === 'the' ? 'our' : 'the' });
   const typed = (at: number): TextChange => (text[at] === ' ' ? { from: at, removed: 1, inserted: '' } : { from: at, removed: 0, inserted: ' ' });
-  return ([['last-line', 299, replaced], ['middle-line', 149, replaced], ['middle-line-typed', 149, typed]] as const).map(([name, line, change]) => {
+  const each = ([['last-line', 299, replaced], ['middle-line', 149, replaced], ['middle-line-typed', 149, typed]] as const).map(([name, line, change]) => {
     const at = text.indexOf('"text":"', lineStart(line)) + '"text":"'.length;
     // The edits first, then the full checks of the same texts: the garbage of a full check is not collected in an edit's time.
     const texts: string[] = [];
@@ -201,6 +203,33 @@ function edits(): BenchResult[] {
     process.stderr.write(`follow edit of the ${name} of a ${(text.length / 1e6).toFixed(1)} MB log: re-check ${times.edit.map((t) => t.toFixed(0)).join(' / ')} ms CPU, full check ${times.full.map((t) => t.toFixed(0)).join(' / ')} ms (least of 3 counts)\n`);
     return result(`follow.edit.${name}`, Math.min(...times.edit), 'ms', Math.min(...times.full));
   });
+  return [...each, typing(text, lineStart(149), follower, () => ++version, request)];
+}
+
+/**
+ * Typing in the 150th line: 20 keys (every fifth a deletion), a re-check
+ * after each, as the editor makes them once typing pauses. The mean CPU of a
+ * re-check against the mean of full checks of five of the same texts, the
+ * slowest re-check printed (each kept step used to be moved at most 4 times:
+ * every fifth re-check read on to the end).
+ */
+function typing(start: string, lineStart: number, follower: DocumentFollower, next: () => number, request: (t: string) => TranscriptRequest): BenchResult {
+  let text = start;
+  const at = text.indexOf('"text":"', lineStart) + '"text":"'.length;
+  const [edit, texts]: [number[], string[]] = [[], []];
+  for (let i = 0; i < 20; i++) {
+    const made: TextChange = i % 5 === 4 ? { from: at, removed: 1, inserted: '' } : { from: at, removed: 0, inserted: 'abcd'[i % 5] as string };
+    text = `${text.slice(0, at)}${made.inserted}${text.slice(at + made.removed)}`;
+    const version = next();
+    follower.edited(version, at, made);
+    const edited = request(text);
+    edit.push(cpuMs(() => follower.check(edited, version, version)));
+    if (i % 4 === 3) texts.push(text);
+  }
+  const full = texts.map((t) => cpuMs(() => checkRequest(request(t))));
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  process.stderr.write(`follow edit typing in the middle line: re-checks ${edit.map((t) => t.toFixed(0)).join(' ')} ms CPU (mean ${mean(edit).toFixed(0)}, max ${Math.max(...edit).toFixed(0)}), full checks ${full.map((t) => t.toFixed(0)).join(' / ')} ms\n`);
+  return result('follow.edit.middle-line-typing', mean(edit), 'ms', mean(full));
 }
 
 async function main(): Promise<void> {

@@ -27,8 +27,9 @@
  * end or inserting a line break. One that changes the line's length moves
  * everything after it (shift.ts): what the reading holds of its last line and
  * its later findings, usage and parts at once, the later steps' windows (most
- * of what it holds) only when a step is read (`Shift.step`); its checkpoints
- * after the edit are then dropped. Any other edit, or a reading that does not
+ * of what it holds) only when a step is read (`Shift.step`, from the step as
+ * read by all the edits' moves composed: edits without end in a row keep
+ * every step's move one map); its checkpoints after the edit are then dropped. Any other edit, or a reading that does not
  * converge within `REUSE_LINES` lines, is read on to the end as before.
  */
 import { forkRun, report, type Run } from './check';
@@ -38,7 +39,7 @@ import type { StepReport } from './results';
 import { sameValue } from './same-value';
 import { SummaryMemo } from './session';
 import { partitionPoint } from '../shared/search';
-import { moves, Shift, unmoved } from './shift';
+import { Shift, unmoved } from './shift';
 import { LineIndex } from './text';
 import { splicedUnreadParts, UnreadMemo } from './unread-parts';
 
@@ -51,13 +52,6 @@ const MAX_JOURNAL = 1 << 16;
 
 /** Lines after the edited one within which the new reading must converge with the old. */
 const REUSE_LINES = 3;
-
-/**
- * The most times a kept step is moved (shift.ts `moves`): an edit that would
- * move the old reading's steps once more is read on to the end instead, so
- * what the moved steps hold stays bounded however long one types.
- */
-export const MAX_MOVES = 4;
 
 /** A change the editor made: `removed` characters from `from` on replaced by `inserted`. */
 export interface TextChange {
@@ -146,7 +140,7 @@ export function converged(now: Reading, reuse: Reuse, m: number, bytes: number, 
   const [steps = 0, oldBytes = 0] = old.marks.slice(MARK * m + 1, MARK * m + MARK);
   const later = old.run.steps.slice(steps);
   const next = later[0]?.rewrite;
-  if (!next || next.range?.start !== from || later.length !== old.lines - m - 1 || !later.every((s) => unmoved(s).rewrite && (shift.delta === 0 || moves(s) < MAX_MOVES))) return undefined;
+  if (!next || next.range?.start !== from || later.length !== old.lines - m - 1 || !later.every((s) => unmoved(s).rewrite)) return undefined;
   if (now.run.steps.length !== steps || !sameWindowAt(now.run.steps[steps - 1], old.run.steps[steps - 1], starts[m], shift)) return undefined;
   if (!now.reader.sameState?.(old.reader, { ...next, before: shift.window(next.before) }, later.length)) return undefined;
   const delta = bytes - oldBytes;
