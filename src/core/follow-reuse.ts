@@ -18,18 +18,23 @@
  * after it: the steps, the findings (every finding the old reading reported
  * after the line, from its journal, reported again so that repeats and the
  * per-rule limit meet across the splice), the messages dropped, the threads'
- * window starts, the usage records and times, the unread parts. Each reading
- * notes at every line end how long its journal and steps were and the UTF-8
- * bytes read (`mark`). An edit that keeps the line's length keeps the old
- * reading's checkpoints after it, spliced the same way.
+ * window starts, the usage records and times, the unread parts, the records
+ * skipped after the line (none may be before it). Lines after the next that
+ * are no step (blank, not JSON, a skipped record) are kept as the rest: the
+ * reader must have read as many records up to the line as the old one
+ * (`LineReader.recordsRead`). Each reading notes at every line end how long
+ * its journal and steps were, the UTF-8 bytes and the records read (`mark`).
+ * An edit that keeps the line's length keeps the old reading's checkpoints
+ * after it, spliced the same way.
  *
  * The edit's changes must all fall inside one line, none touching its line
  * end or inserting a line break. One that changes the line's length moves
  * everything after it (shift.ts): what the reading holds of its last line and
  * its later findings, usage and parts at once, the later steps' windows (most
- * of what it holds) only when a step is read (`Shift.step`, from the step as
- * read by all the edits' moves composed: edits without end in a row keep
- * every step's move one map); its checkpoints after the edit are then dropped. Any other edit, or a reading that does not
+ * of what it holds) only when a step is read (`Shift.step`: from the step as
+ * read, by the moves of all the edits since composed into one map, so that
+ * edits without end in a row never make a move of a move); its checkpoints
+ * after the edit are then dropped. Any other edit, or a reading that does not
  * converge within `REUSE_LINES` lines, is read on to the end as before.
  */
 import { forkRun, report, type Run } from './check';
@@ -43,8 +48,8 @@ import { Shift, unmoved } from './shift';
 import { LineIndex } from './text';
 import { splicedUnreadParts, UnreadMemo } from './unread-parts';
 
-/** Numbers a reading notes per line: its journal's length, its steps, the UTF-8 bytes before the next line. */
-const MARK = 3;
+/** Numbers a reading notes per line: its journal's length, its steps, the UTF-8 bytes before the next line, its reader's records. */
+const MARK = 4;
 
 /** The most lines marked and findings journaled: past either a reading is read on to its end after an edit. */
 const MAX_MARKED_LINES = 1 << 18;
@@ -82,7 +87,7 @@ export function startMarks(reading: Reading): void {
 export function mark(reading: Reading, bytes: number): void {
   const [marks, journal] = [reading.marks, reading.run.journal];
   if (!marks || !journal) return;
-  if (marks.length < MARK * MAX_MARKED_LINES && journal.length <= MAX_JOURNAL) return void marks.push(journal.length, reading.run.steps.length, bytes);
+  if (marks.length < MARK * MAX_MARKED_LINES && journal.length <= MAX_JOURNAL) return void marks.push(journal.length, reading.run.steps.length, bytes, reading.reader.recordsRead?.() ?? 0);
   reading.marks = undefined;
   reading.run.journal = undefined;
 }
@@ -137,12 +142,14 @@ export function converged(now: Reading, reuse: Reuse, m: number, bytes: number, 
   const starts = old.starts.lineStarts();
   const from = starts[m + 1];
   if (m <= reuse.line || !now.marks || !old.marks || from === undefined || now.run.stopped || old.run.stopped) return undefined;
-  const [steps = 0, oldBytes = 0] = old.marks.slice(MARK * m + 1, MARK * m + MARK);
+  const [steps = 0, oldBytes = 0, records = 0] = old.marks.slice(MARK * m + 1, MARK * m + MARK);
   const later = old.run.steps.slice(steps);
   const next = later[0]?.rewrite;
-  if (!next || next.range?.start !== from || later.length !== old.lines - m - 1 || !later.every((s) => unmoved(s).rewrite)) return undefined;
+  if (!next || next.range?.start !== from || !later.every((s) => unmoved(s).rewrite)) return undefined;
   if (now.run.steps.length !== steps || !sameWindowAt(now.run.steps[steps - 1], old.run.steps[steps - 1], starts[m], shift)) return undefined;
-  if (!now.reader.sameState?.(old.reader, { ...next, before: shift.window(next.before) }, later.length)) return undefined;
+  // The records the old reading read after the line (blank lines are none; lines that are no step, such as a skipped record, are).
+  const after = (old.marks[MARK * old.lines - 1] ?? 0) - records;
+  if (!now.reader.sameState?.(old.reader, { ...next, before: shift.window(next.before) }, after)) return undefined;
   const delta = bytes - oldBytes;
   if (maxTextBytes !== undefined && old.bytes + delta > maxTextBytes) return undefined;
   return { bytes: delta, of: (reading) => spliced(now, reading, m, delta, shift) };
@@ -191,5 +198,6 @@ function splicedRun(now: Run, old: Run, findings: readonly Finding[], later: rea
 
 /** The old reading's marks after the line, its journal `shift` longer and `delta` bytes more before each. */
 function laterMarks(marks: readonly number[], shift: number, delta: number): number[] {
+  // The records: the same (the reader read as many up to the line as the old one: `sameState`).
   return marks.map((n, i) => (i % MARK === 0 ? n + shift : i % MARK === 2 ? n + delta : n));
 }

@@ -248,7 +248,7 @@ export class Follower {
     const reader = firstLine === undefined ? undefined : adapter.lineReader?.(this.file, firstLine, { parsed });
     if (!reader) return undefined;
     const reading: Reading = { adapter, reader, run: newRun(this.options, this.limits), unreadMemo: new UnreadMemo(), usage: new UsageScanner(adapter.id), starts: new LineIndex(), lines: 0, upTo: 0, bytes: 0 };
-    if (this.options.rewindable && this.options.keepRewrites && reader.sameState) startMarks(reading);
+    if (this.options.rewindable && this.options.keepRewrites && reader.sameState && reader.recordsRead) startMarks(reading);
     return reading;
   }
 

@@ -99,11 +99,13 @@ export interface LineReader {
    * Whether reading on from this reader's state gives the events `later`
    * (another reading of the same file) gave after the same line: it holds
    * what `later` held there, `next` being the step `later` read from the
-   * next line and `after` the lines it read after that one. Lets a followed
-   * file keep a reading's later steps after an edit (follow-reuse.ts); a
-   * reader without it is always read on.
+   * next line and `after` the records it read after that one (`recordsRead`).
+   * Lets a followed file keep a reading's later steps after an edit
+   * (follow-reuse.ts); a reader without it is always read on.
    */
   sameState?(later: LineReader, next: Rewrite, after: number): boolean;
+  /** How many records it has read (its lines, blank ones not counted); with `sameState`. */
+  recordsRead?(): number;
   /** A copy whose state is moved by `shift` (an edit before the line read last changed the text's length); with `sameState`. */
   shifted?(shift: Shift): LineReader;
 }

@@ -34,6 +34,16 @@ function log(format: LogFormat, requests: number, seed: number): string {
   return fs.readFileSync(file, 'utf8').replace(/table/g, 'tablé').replace(/rows/g, 'rows 漢字').replace(/file/g, 'file 😀');
 }
 
+/** Lines a log may hold that are no step: a blank one, a record of no request (skipped), a line that is not JSON. */
+const NO_STEP: Record<string, string> = { blank: '', 'blank, spaces': '  ', skipped: '{"method":"DELETE","uri":"/v1/files/file-1"}', 'not JSON': '{"request":{"model":' };
+
+/** The log with each line of `extras` put before the line picked (after the head: an edit there reads the file again). */
+function withExtras(text: string, extras: readonly (readonly [string, number])[]): string {
+  const lines = text.split('\n');
+  for (const [name, pick] of extras) lines.splice(12 + Math.floor(pick * (lines.length - 13)), 0, NO_STEP[name]!);
+  return lines.join('\n');
+}
+
 /** Each line a reader (or a fork of it) is given is noted in `read`. */
 function counting(adapter: FormatAdapter, read: SourceLine[]): FormatAdapter {
   type Counted = LineReader & { readonly inner: LineReader };
@@ -44,6 +54,7 @@ function counting(adapter: FormatAdapter, read: SourceLine[]): FormatAdapter {
     fork: () => wrap(inner.fork()),
     ...(inner.sameState && { sameState: (later: LineReader, next, after) => inner.sameState!((later as Counted).inner, next, after) }),
     ...(inner.shifted && { shifted: (shift) => wrap(inner.shifted!(shift)) }),
+    ...(inner.recordsRead && { recordsRead: () => inner.recordsRead!() }),
   });
   return { ...adapter, lineReader: (file, first, asked) => { const reader = adapter.lineReader?.(file, first, asked); return reader && wrap(reader); } };
 }
@@ -106,14 +117,16 @@ function applied(text: string, c: TextChange): string {
 }
 
 const options = { keepRewrites: true, tokens: false } as const;
+const extrasArb = fc.array(fc.tuple(fc.constantFrom(...Object.keys(NO_STEP)), fc.noBias(fc.integer({ min: 0, max: 999 }).map((n) => n / 1000))), { maxLength: 3 });
 
 describe('a followed request log edited again and again', () => {
   for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
     it(`${format}: after each check of 8 to 20 random edits the report is a full check's`, () => {
       let [kept, moved, streak] = [0, 0, 0];
       fc.assert(
-        fc.property(fc.integer({ min: 1, max: 4 }), fc.array(fc.tuple(editArb, fc.boolean(), fc.boolean()), { minLength: 8, maxLength: 20 }), (seed, edits) => {
-          let text = log(format, 28, seed);
+        fc.property(fc.integer({ min: 1, max: 4 }), fc.array(fc.tuple(editArb, fc.boolean(), fc.boolean()), { minLength: 8, maxLength: 20 }), extrasArb, (seed, edits, extras) => {
+          const start = withExtras(log(format, 28, seed), extras);
+          let text = start;
           const read: SourceLine[] = [];
           const follower = new Follower(`${format}.jsonl`, { ...options, rewindable: true, adapter: counting(adapterFor(format)!, read) });
           follower.read(text);
@@ -123,7 +136,7 @@ describe('a followed request log edited again and again', () => {
             text = made.text;
             return [{ changes: made.changes, compare }, ...(undo ? [{ changes: made.undo, compare: !compare }] : [])];
           });
-          text = log(format, 28, seed);
+          text = start;
           let inRow = 0;
           for (const [i, { changes, compare }] of checks.entries()) {
             for (const c of changes) text = applied(text, c);
@@ -143,6 +156,33 @@ describe('a followed request log edited again and again', () => {
       );
       assert.ok(kept >= 40 && streak >= 8, `checks that kept the later reading: ${kept}, ${streak} in a row at most`);
       assert.ok(moved >= 1, 'steps moved');
+    });
+  }
+});
+
+describe('lines that are no step after the edit', () => {
+  for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
+    it(`${format}: a blank line, a skipped record and a line that is not JSON after the edited one: still read again only to the line after the next`, () => {
+      const lines = log(format, 30, 2).split('\n');
+      lines.splice(24, 0, NO_STEP.blank!, NO_STEP.skipped!);
+      lines.splice(20, 0, NO_STEP['not JSON']!, NO_STEP['blank, spaces']!, NO_STEP.skipped!);
+      let text = lines.join('\n');
+      const read: SourceLine[] = [];
+      const follower = new Follower(`${format}.jsonl`, { ...options, rewindable: true, adapter: counting(adapterFor(format)!, read) });
+      follower.read(text);
+      // Line 16 edited: a word, the same word back, a longer one, a shorter one (the skipped records' ranges moved).
+      const start = text.split('\n').slice(0, 15).join('\n').length + 1;
+      const at = text.indexOf(' the ', start) + 1;
+      for (const [i, change] of [{ from: at, removed: 0, inserted: 'é😀' }, { from: at, removed: 3, inserted: '' }, { from: at, removed: 2, inserted: 'longer' }, { from: at, removed: 1, inserted: '' }].entries()) {
+        read.length = 0;
+        assert.ok(follower.rewind(change.from, [change]));
+        text = applied(text, change);
+        const report = follower.append(text.slice(follower.position));
+        assert.deepEqual(report, checkTranscript({ file: `${format}.jsonl`, text }, options), `check ${i + 1}`);
+        const next = text.split('\n').slice(0, 18).join('\n').length + 1;
+        assert.ok(read.length > 0 && read.every((l) => l.offset < next), `check ${i + 1}: ${read.length} lines read again, up to ${read.at(-1)?.offset} (line 18 at ${next})`);
+        assert.ok(report.findings.some((f) => f.rule === 'record-skipped') && report.findings.some((f) => f.rule === 'invalid-json'));
+      }
     });
   }
 });

@@ -118,6 +118,7 @@ function counting(adapter: FormatAdapter, read: SourceLine[]): FormatAdapter {
     fork: () => wrap(inner.fork()),
     ...(inner.sameState && { sameState: (later: LineReader, next, after) => inner.sameState!((later as Counted).inner, next, after) }),
     ...(inner.shifted && { shifted: (shift) => wrap(inner.shifted!(shift)) }),
+    ...(inner.recordsRead && { recordsRead: () => inner.recordsRead!() }),
   });
   return { ...adapter, lineReader: (file, first, asked) => { const reader = adapter.lineReader?.(file, first, asked); return reader && wrap(reader); } };
 }

@@ -127,10 +127,21 @@ export class Unseen {
     return this.findings().map(findingEvent);
   }
 
+  /** True when every record noted is at `at` or after it. */
+  from(at: number): boolean {
+    for (const c of this.causes.values()) if (c.first.start < at) return false;
+    return true;
+  }
+
   /** An independent copy (a followed file's reader is forked to read its end). */
   clone(): Unseen {
+    return this.moved({ range: (r) => r });
+  }
+
+  /** A copy whose records' ranges are moved (follow-reuse.ts: an edit before them changed the text's length). */
+  moved(shift: { range(range: SourceRange): SourceRange }): Unseen {
     const copy = new Unseen();
-    for (const [cause, c] of this.causes) copy.causes.set(cause, { ...c, others: [...c.others] });
+    for (const [cause, c] of this.causes) copy.causes.set(cause, { ...c, first: shift.range(c.first), others: c.others.map((r) => shift.range(r)) });
     return copy;
   }
 }

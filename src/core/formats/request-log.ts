@@ -150,11 +150,16 @@ class RequestLogLines implements LineReader {
     return this.skips.unseen.events();
   }
 
-  /** One thread in both, its last request (with the response) the window `next` was judged against, no record skipped, `after` more requests read by `later`. */
+  /**
+   * One thread in both, its last request (with the response) the window
+   * `next` was judged against, `after` more records read by `later`, no record
+   * skipped here nor by `later` before `next`'s line (those after it are kept
+   * with `later`'s reading).
+   */
   sameState(later: LineReader, next: Rewrite, after: number): boolean {
     if (!(later instanceof RequestLogLines) || later.codec.format !== this.codec.format || this.codec.fork || this.ordinal + after !== later.ordinal) return false;
     const [mine, theirs] = [this.threads.only(), later.threads.only()];
-    if (!mine || !theirs || mine.id !== theirs.id || !this.skips.unseen.empty || !later.skips.unseen.empty) return false;
+    if (!mine || !theirs || mine.id !== theirs.id || !this.skips.unseen.empty || !next.range || !later.skips.unseen.from(next.range.start)) return false;
     return sameValue(consumedWindow(mine.last), next.before);
   }
 
@@ -163,7 +168,11 @@ class RequestLogLines implements LineReader {
     const move = (e: LoggedExchange): LoggedExchange => ({ ...e, request: { ...e.request, window: shift.window(e.request.window) }, response: e.response.map((m) => shift.message(m)) });
     const from = this.carry;
     const carry = from && { ...from, base: shift.offset(from.base), items: from.items.map((m) => shift.message(m)), ...(from.line && { line: shift.line(from.line) }) };
-    return new RequestLogLines(this.codec, this.asked, this.threads.moved(move), { unseen: this.skips.unseen.clone() }, carry, this.ordinal);
+    return new RequestLogLines(this.codec, this.asked, this.threads.moved(move), { unseen: this.skips.unseen.moved(shift) }, carry, this.ordinal);
+  }
+
+  recordsRead(): number {
+    return this.ordinal;
   }
 
   fork(): LineReader {
