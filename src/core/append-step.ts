@@ -303,6 +303,6 @@ export function extendedLookup(pairs: PairLookup, window: ContextWindow, from: n
  */
 export function extendPairs(pairs: Map<string, ToolPair>, window: ContextWindow, from: number, inPlace = false): Map<string, ToolPair> {
   const out = inPlace ? pairs : new Map(pairs);
-  for (const [key, entry] of touchedPairEntries(pairs, window, from)) out.set(key, indexedPair(entry));
+  for (const [key, entry] of touchedPairEntries(pairs, window, from)) out.set(key, indexedPair(entry, window.messages));
   return out;
 }

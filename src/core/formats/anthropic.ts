@@ -31,6 +31,7 @@ export const anthropicCodec: ProviderCodec = {
   carrier: {
     messagesArray: (body) => asArray(prop(body, 'messages')),
     readRequest: readAnthropicBody,
+    readElement: (node, container) => readAnthropicMessage(node, undefined, container),
   },
 };
 

@@ -14,6 +14,7 @@ import type { JsonNode, JsonProperty, SkippedItems } from '../json/parse';
 import { CARRIED_FROM, type Block, type ContextWindow, type Message, type ToolCall, type ToolResult } from '../model';
 import { partitionPoint } from '../../shared/search';
 import type { SourceLine, SourceRange } from '../text';
+import type { Home } from './carried-message';
 
 /** What the previous request leaves for the next one to carry. */
 export interface CarrySource {
@@ -36,6 +37,8 @@ export interface CarrySource {
   readonly line?: SourceLine;
   /** Its text before its first element, when known: what a line carrying from it repeats there. */
   readonly head?: string;
+  /** Where its messages kept as places are read again (carried-message.ts), for a check that keeps no windows. */
+  readonly home?: Home | undefined;
 }
 
 /** Characters that can end a value on their own (a number's end depends on what follows it). */

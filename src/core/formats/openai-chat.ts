@@ -35,6 +35,7 @@ export const openaiChatCodec: ProviderCodec = {
       const request = readChatRequest(body, carried);
       return { request, items: request.window.messages };
     },
+    readElement: (node, container) => readChatMessage(node, undefined, container),
   },
 };
 

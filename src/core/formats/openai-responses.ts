@@ -47,6 +47,7 @@ export const openaiResponsesCodec: ProviderCodec = {
       const request = readResponsesRequest(body, carried);
       return { request, items: request.preamble > 0 ? request.window.messages.slice(request.preamble) : request.window.messages };
     },
+    readElement: (node, container) => readItem(node, undefined, container),
   },
 };
 
@@ -112,7 +113,7 @@ function readItems(array: JsonArray): Message[] {
 }
 
 /** One `input` / `output` item as a message of its own; `containerRange`: the range of `container`. */
-export function readItem(node: JsonNode, container: JsonArray, containerRange = rangeOf(container)): Message {
+export function readItem(node: JsonNode, container: JsonArray | undefined, containerRange = rangeOf(container)): Message {
   const item = asObject(node);
   const type = propString(item, 'type');
   const role = propString(item, 'role');

@@ -27,7 +27,7 @@ import { finding } from '../findings';
 import type { JsonArray, JsonNode, JsonObject } from '../json/parse';
 import { parseJson, unsliced } from '../json/parse';
 import { asObject, asString, prop, propString, rangeOf } from '../json/nodes';
-import { compactBlocks } from './compact-blocks';
+import { carriedMessages, homeOf } from './carried-message';
 import { carryMessages, carrySpans, exactWindow, isShallow, withExact, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message, Rewrite } from '../model';
 import { sameValue } from '../same-value';
@@ -98,6 +98,8 @@ export interface MessageCarrier {
    * in order.
    */
   readRequest(body: JsonObject, carried: readonly Message[]): { readonly request: ParsedRequest; readonly items: readonly Message[] };
+  /** Reads one element of the messages array (the array's range given) as `readRequest` reads it: what a carried message is read again with (carried-message.ts). */
+  readElement(node: JsonNode, container: SourceRange | undefined): Message;
 }
 
 /** Reads a file of this provider's requests as one window or a request log. */
@@ -247,12 +249,13 @@ function readCurrent(record: LogRecord, body: JsonObject, codec: ProviderCodec, 
   const container = carried && rangeOf(carried.array);
   const firstRead = (from: CarrySource) => (count === from.items.length ? from.items : from.items.slice(0, count));
   const read = carrier.readRequest(body, carried && firstReadings ? firstRead(carried.from) : carried ? carryMessages(carried.from, count, line.base, container) : []);
-  // Its messages are carried for the rest of the log: their blocks kept compact (a check that keeps no windows).
-  if (firstReadings) compactBlocks(read.items, count, (start, end) => lineSlice(line.source, start - line.source.offset, end - line.source.offset));
+  // Its messages are carried for the rest of the log: kept as their places in the line (a check that keeps no windows).
+  const home = firstReadings ? homeOf(carried?.from.home, carried?.from ?? { base: line.base, items: [] }, count, line.source, line.base, carrier.readElement) : undefined;
+  if (home) carriedMessages(read.items, count, read.request.window.messages, read.request.window.messages.length - read.items.length, home);
   const spans = carrySpans(carried?.from, count, read.items, line.base, (offset) => lineSlice(line.source, offset - line.source.offset).charCodeAt(0));
   // Its line, unless the text lost a byte order mark (then it is not what the next line was compared with).
   const source = line.base === line.source.offset ? line.source : undefined;
-  const carry: CarrySource = { text: line.text, base: line.base, items: read.items, spans, line: source, head: carried ? carried.from.head : textBeforeItems(line.text, spans) };
+  const carry: CarrySource = { text: line.text, base: line.base, items: read.items, spans, line: source, head: carried ? carried.from.head : textBeforeItems(line.text, spans), home };
   if (!carried || !firstReadings) return { current: read.request, carry };
   // The carried messages are the tail's `items` first `count`; the window holds them after its leading messages.
   const window = read.request.window;
