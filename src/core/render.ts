@@ -148,6 +148,20 @@ export interface RenderMeasure {
 }
 
 /**
+ * A message that keeps its render's measure itself (a request log's carried
+ * message, formats/carried-message.ts: two numbers in the object it is
+ * anyway) instead of an entry of the cache's map and an object of its own.
+ */
+export interface OwnMeasure {
+  ownMeasure(): RenderMeasure | undefined;
+  keepMeasure(measure: RenderMeasure): void;
+}
+
+function hasOwnMeasure(message: Message): message is Message & OwnMeasure {
+  return typeof (message as Partial<OwnMeasure>).ownMeasure === 'function';
+}
+
+/**
  * Caches renders per message / tool object, so a step and the window events
  * around it render each message once. Create one per check. The per-block
  * parts are built only when a rule asks for them. A message carried over from
@@ -189,6 +203,7 @@ export class RenderCache {
   /** The length of a message's render and, with `count` (a text's tokens), its tokens; kept per message. */
   measure(message: Message, count?: (text: string) => number): RenderMeasure {
     const key = message[CARRIED_FROM] ?? message;
+    if (hasOwnMeasure(key)) return this.ownMeasure(message, key, count);
     let measure = this.measures.get(key);
     if (!measure || (count && measure.tokens < 0)) {
       const text = this.messageText(message);
@@ -196,6 +211,16 @@ export class RenderCache {
       if (count) measure.tokens = this.tokensOf(text, count);
       this.measures.set(key, measure);
     }
+    return measure;
+  }
+
+  /** `measure` of a message that keeps it (`OwnMeasure`). */
+  private ownMeasure(message: Message, key: OwnMeasure, count?: (text: string) => number): RenderMeasure {
+    const known = key.ownMeasure();
+    if (known && (!count || known.tokens >= 0)) return known;
+    const text = this.messageText(message);
+    const measure = { chars: text.length, tokens: count ? this.tokensOf(text, count) : -1 };
+    key.keepMeasure(measure);
     return measure;
   }
 

@@ -23,6 +23,7 @@
  */
 import { parseJson, type JsonNode } from '../json/parse';
 import type { Block, Message, Role } from '../model';
+import type { OwnMeasure, RenderMeasure } from '../render';
 import { lineSlice, type SourceLine, type SourceRange } from '../text';
 
 /** How a carrier reads one element of its messages array (the array's range given): the reader's own message reader. */
@@ -67,7 +68,7 @@ export class Home {
 }
 
 /** A message of a request log kept as its place in the line (see the module comment). */
-export class CarriedMessage implements Message {
+export class CarriedMessage implements Message, OwnMeasure {
   readonly role: Role;
   readonly container: SourceRange | undefined;
   readonly elision: boolean | undefined;
@@ -78,6 +79,9 @@ export class CarriedMessage implements Message {
   /** Its start relative to its home's `base`. */
   readonly #at: number;
   #blocks: readonly Block[] | undefined;
+  /** Its render's length and tokens (-1: not measured, not counted), kept here rather than in the render cache's map. */
+  #chars = -1;
+  #tokens = -1;
 
   constructor(message: Message, source: SourceRange, home: Home) {
     this.role = message.role;
@@ -97,6 +101,15 @@ export class CarriedMessage implements Message {
 
   get blocks(): readonly Block[] {
     return this.#blocks ?? this.reread();
+  }
+
+  ownMeasure(): RenderMeasure | undefined {
+    return this.#chars < 0 ? undefined : { chars: this.#chars, tokens: this.#tokens };
+  }
+
+  keepMeasure(measure: RenderMeasure): void {
+    this.#chars = measure.chars;
+    this.#tokens = measure.tokens;
   }
 
   /** Whether it holds its blocks now (for tests and probes: at most RECENT messages do). */
