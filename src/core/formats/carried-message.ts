@@ -67,6 +67,23 @@ export class Home {
   }
 }
 
+const NO_LINE: SourceLine = { text: '', offset: 0, index: -1 };
+
+/** The home of a message no later line carries: its element's text alone, so that it keeps no line alive (a pair index may hold it for the rest of the log). */
+class OwnText extends Home {
+  constructor(
+    private readonly own: string,
+    read: ElementReader,
+    recent: Recent,
+  ) {
+    super(NO_LINE, 0, read, recent);
+  }
+
+  override text(): string {
+    return this.own;
+  }
+}
+
 /** A message of a request log kept as its place in the line (see the module comment). */
 export class CarriedMessage implements Message, OwnMeasure {
   readonly role: Role;
@@ -122,6 +139,12 @@ export class CarriedMessage implements Message, OwnMeasure {
     this.#blocks = undefined;
   }
 
+  /** Its element's text kept alone from now on: the line it lives in is not carried on. */
+  keepOwnText(): void {
+    const home = this.#home;
+    this.#home = new OwnText(home.text(this.#at, this.#length), home.read, home.recent);
+  }
+
   /** Its element is read from `home` from now on (a line that carries it, at the same place relative to its base). */
   moveTo(home: Home): void {
     this.#home = home;
@@ -174,6 +197,10 @@ export function homeOf(before: Home | undefined, from: { readonly line?: SourceL
   for (let k = 0; k < count; k++) {
     const message = items[k];
     if (message instanceof CarriedMessage) message.moveTo(home);
+  }
+  for (let k = count; k < items.length; k++) {
+    const message = items[k];
+    if (message instanceof CarriedMessage) message.keepOwnText();
   }
   return home;
 }
