@@ -27,6 +27,13 @@ export interface GenerateOptions {
   /** Rough size of the history each request adds, in bytes. */
   readonly bytesPerTurn: number;
   readonly seed: number;
+  /**
+   * Turns the first request already holds as history (none when unset): a log
+   * of `requests` long windows without the lines that led to them (the memory
+   * probe's warm-up, bench/memory-probe.ts: V8 shown the windows of the file
+   * measured, in a file far smaller than it).
+   */
+  readonly history?: number;
 }
 
 export const DEFAULT_LOG: GenerateOptions = { requests: 850, bytesPerTurn: 40, seed: 42 };
@@ -177,8 +184,10 @@ export function generateLog(file: string, options: GenerateOptions = DEFAULT_LOG
   let bytes = 0;
   let largest = 0;
   let pairs = 0;
+  const skipped = options.history ?? 0;
+  for (let turn = 1; turn <= skipped; turn++) history.push(...shape.added(turn, nextTurn(turn, rand, options.bytesPerTurn)));
   try {
-    for (let turn = 1; turn <= options.requests; turn++) {
+    for (let turn = skipped + 1; turn <= skipped + options.requests; turn++) {
       const t = nextTurn(turn, rand, options.bytesPerTurn);
       const request = JSON.stringify(shape.request(history));
       // Prompt tokens grow with the history, roughly a token per 4 bytes.

@@ -5,7 +5,7 @@
  *   node --import tsx bench/measure.ts parse  FILE   read the lines, JSON.parse each
  *   node --import tsx bench/measure.ts read   FILE   read the lines only
  *   node --import tsx bench/measure.ts check  FILE   checkTranscript (tokens counted, the CLI's default)
- *   node --import tsx --expose-gc bench/measure.ts memory FILE [WARM_UP]   (tokens counted; WARM_UP: a small log checked before)
+ *   node --import tsx --expose-gc bench/measure.ts memory FILE [WARM_UP...]   (tokens counted; WARM_UP: logs checked before)
  *   node --import tsx bench/measure.ts rss    FILE   checkTranscript (tokens off), peak RSS only
  *   node --import tsx bench/measure.ts guard
  */
@@ -55,12 +55,12 @@ function timeCheck(file: string): Output {
 }
 
 /** The bench's memory probe (`peakLiveHeap`, memory-probe.ts) on `file`, with the peak RSS's growth over the RSS before the check. */
-function measureMemory(file: string, warmUp: string | undefined): Output {
+function measureMemory(file: string, warmUp: readonly string[]): Output {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
-  const { peakHeap, constantHeap, largestLine, rssBefore, report } = peakLiveHeap(file, gc, undefined, warmUp);
+  const { peakHeap, peakExternal, constantHeap, largestLine, rssBefore, report } = peakLiveHeap(file, gc, undefined, warmUp);
   const maxRssBytes = process.resourceUsage().maxRSS * 1024;
-  return { peakHeap, constantHeap, largestLine, peakRssGrowth: maxRssBytes - rssBefore, steps: report.steps.length };
+  return { peakHeap, peakExternal, constantHeap, largestLine, peakRssGrowth: maxRssBytes - rssBefore, steps: report.steps.length };
 }
 
 /**
@@ -139,7 +139,7 @@ function run(mode: string | undefined, file: string | undefined): Output {
   if (mode === 'read') return timeRead(file, false);
   if (mode === 'parse') return timeRead(file, true);
   if (mode === 'check') return timeCheck(file);
-  if (mode === 'memory') return measureMemory(file, process.argv[4]);
+  if (mode === 'memory') return measureMemory(file, process.argv.slice(4));
   if (mode === 'rss') return measureRss(file);
   throw new Error(`unknown mode ${mode}`);
 }

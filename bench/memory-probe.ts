@@ -3,7 +3,7 @@
  * unit test that bounds a request log's live heap (request-log-memory.test.ts).
  */
 import * as fs from 'node:fs';
-import { checkTranscript } from '../src/core/check';
+import { checkTranscript, resolveAdapter } from '../src/core/check';
 import { inputFromFile } from '../src/core/io';
 import type { CheckOptions, Report } from '../src/core/results';
 import { createTokenCounter } from '../src/core/tokens';
@@ -16,6 +16,8 @@ export const WARM_UP_CHECKS = 3;
 export interface LiveHeap {
   /** The largest growth of the heap in use over its value after the warm-up (the constant is not in it). */
   readonly peakHeap: number;
+  /** The largest growth of the ArrayBuffers' backing stores (outside the V8 heap) over their value at the first line. */
+  readonly peakExternal: number;
   /** The constant: the heap the warm-up left in use (compiled code, the modules' state) over the heap before it. */
   readonly constantHeap: number;
   /** The largest line of the file, in bytes. */
@@ -25,48 +27,70 @@ export interface LiveHeap {
 }
 
 /**
- * Peak live heap while checking `file`, over the heap in use just before: `input.lines()`
- * is wrapped so that before each line is handed to the engine a full GC runs and
- * `process.memoryUsage().heapUsed` is sampled. It therefore measures what the
- * engine retains between lines (its state plus the line it is given), not the
- * garbage in flight. Tokens are counted (the CLI's default).
+ * Memory in use after a full GC: the V8 heap's (`heapUsed`) and, apart, the
+ * ArrayBuffers' backing stores, which `heapUsed` does not count (Buffers and
+ * typed arrays of more than 64 bytes: the reader's chunk and line slot, a
+ * line's character marks, a request log's carried spans).
+ */
+function inUse(gc: () => void): { heap: number; external: number } {
+  gc();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return { heap: heapUsed, external: arrayBuffers };
+}
+
+/**
+ * Peak live heap while checking `file`, over the heap in use just before:
+ * `input.lines()` is wrapped so that before each line is handed to the engine
+ * a full GC runs and `process.memoryUsage().heapUsed` is sampled. It
+ * therefore measures what the engine retains between lines (its state plus
+ * the line it is given), not the garbage in flight. The ArrayBuffers' backing
+ * stores are sampled too, apart (`peakExternal`), from their value at the
+ * first line: the reader's own buffers (a 1 MiB chunk and a 64 KiB line slot,
+ * allocated as the read starts, whatever the file) are in that value, the
+ * slot's growth for a long line is not. Tokens are counted (the CLI's default).
  *
  * The constant of "3x the largest line plus a constant" is in the heap before
  * the check: the token encoder (built once per process whatever the file), and,
- * when `warmUp` names a small log of the same format (not the file measured),
- * what checking it WARM_UP_CHECKS times leaves behind: the code V8 compiled
- * (and optimised: a function is optimised once it ran often enough) and the
- * modules' state. `constantHeap` is that part over the heap with the encoder
- * only, so a "constant" that grows shows. Code V8 still compiles or
- * optimises while checking the file counts against the file.
- * The RSS just before the check is given too (`rssBefore`).
+ * when `warmUp` names logs of the same format (never the file measured), what
+ * checking each WARM_UP_CHECKS times leaves behind: the code V8 compiled (and
+ * optimised: a function is optimised once it ran often enough; a loop over a
+ * long window replaced on the stack) and the modules' state. `constantHeap` is
+ * that part over the heap with the encoder only, so a "constant" that grows
+ * shows. Code V8 still compiles or optimises while checking the file counts
+ * against the file. The RSS just before the check is given too (`rssBefore`).
  */
-export function peakLiveHeap(file: string, gc: () => void, options?: CheckOptions, warmUp?: string): LiveHeap {
+export function peakLiveHeap(file: string, gc: () => void, options?: CheckOptions, warmUp?: string | readonly string[]): LiveHeap {
   createTokenCounter('o200k_base').count('the encoder, built once per process');
   const largestLine = largestLineBytes(file);
-  gc();
-  const encoderOnly = process.memoryUsage().heapUsed;
-  for (let i = 0; warmUp !== undefined && i < WARM_UP_CHECKS; i++) checkTranscript(inputFromFile(warmUp), options);
+  // The warm-up logs read as the file's format: a log whose first line holds a long history is longer than what detection reads.
+  const warmUpOptions = { ...options, format: options?.format ?? resolveAdapter(inputFromFile(file), options ?? {}).id };
+  const encoderOnly = inUse(gc);
+  for (const log of warmUp === undefined ? [] : typeof warmUp === 'string' ? [warmUp] : warmUp) {
+    for (let i = 0; i < WARM_UP_CHECKS; i++) checkTranscript(inputFromFile(log), warmUpOptions);
+  }
   const input = inputFromFile(file);
-  gc();
-  const baseHeap = process.memoryUsage().heapUsed;
+  const base = inUse(gc);
   const rssBefore = process.memoryUsage().rss;
   let peakHeap = 0;
+  let peakExternal = 0;
+  let firstExternal: number | undefined;
   const sampled: TranscriptInput = {
     file: input.file,
     text: () => input.text(),
     bytes: () => input.bytes(),
     *lines() {
       for (const line of input.lines()) {
-        gc();
-        peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed - baseHeap);
+        const now = inUse(gc);
+        firstExternal ??= now.external;
+        peakHeap = Math.max(peakHeap, now.heap - base.heap);
+        peakExternal = Math.max(peakExternal, now.external - firstExternal);
         yield line;
       }
     },
   };
   const report = checkTranscript(sampled, options);
   gc();
-  return { peakHeap, constantHeap: baseHeap - encoderOnly, largestLine, rssBefore, report };
+  return { peakHeap, peakExternal, constantHeap: base.heap - encoderOnly.heap, largestLine, rssBefore, report };
 }
 
 /**

@@ -74,9 +74,20 @@ const FORMAT_LOGS: readonly { readonly format: LogFormat; readonly file: string;
   { format: 'openai-responses', file: path.join(DATA, 'openai-responses-log.jsonl'), options: { ...DEFAULT_LOG, format: 'openai-responses', requests: 700 } },
 ];
 
-/** The memory probe's warm-up log of a format: its first 20 requests (lines of 4-8 KB), checked before the heap in use is taken (bench/memory-probe.ts). */
-function warmUpLog(log: (typeof FORMAT_LOGS)[number]): { file: string; options: GenerateOptions } {
-  return { file: log.file.replace(/\.jsonl$/, '-warm-up.jsonl'), options: { ...log.options, requests: WARM_UP_REQUESTS } };
+/**
+ * The memory probe's warm-up logs of a format, checked before the heap in use
+ * is taken (bench/memory-probe.ts), never the file measured: the log's first
+ * 20 requests (lines of 4-8 KB: short windows), and 20 requests of another
+ * seed whose first already holds the history of the log's request 830 (680
+ * for Responses): windows as long as the file's last ones, so that the code
+ * V8 compiles for long windows is in the constant.
+ */
+function warmUpLogs(log: (typeof FORMAT_LOGS)[number]): { file: string; options: GenerateOptions }[] {
+  const long = { ...log.options, seed: log.options.seed + 1, history: log.options.requests - WARM_UP_REQUESTS, requests: WARM_UP_REQUESTS };
+  return [
+    { file: log.file.replace(/\.jsonl$/, '-warm-up.jsonl'), options: { ...log.options, requests: WARM_UP_REQUESTS } },
+    { file: log.file.replace(/\.jsonl$/, '-warm-up-long.jsonl'), options: long },
+  ];
 }
 
 /** A log, regenerated only when missing or generated with other options. */
@@ -143,7 +154,7 @@ function formatResults(log: (typeof FORMAT_LOGS)[number]): BenchResult[] {
   const floor = bestOf([path.join(ROOT, 'bench', 'floor.cjs'), log.file]);
   const cli = bestOf([CLI, 'check', '--json', log.file]);
   const check = measure('check', log.file);
-  const memory = measure('memory', log.file, ['--expose-gc'], [ensureLog(warmUpLog(log)).file]);
+  const memory = measure('memory', log.file, ['--expose-gc'], warmUpLogs(log).map((warmUp) => ensureLog(warmUp).file));
   process.stdout.write(
     `${log.format} log: ${facts.lines} requests, ${(facts.bytes / MB).toFixed(1)} MB, largest line ${(facts.largestLineBytes / 1024).toFixed(0)} KiB, ` +
       `${facts.toolPairs} tool pairs; engine: format ${String(check.format)}, ${String(check.steps)} steps ${JSON.stringify(check.decisions)}, ${String(check.findings)} findings\n`,
@@ -157,6 +168,7 @@ function formatResults(log: (typeof FORMAT_LOGS)[number]): BenchResult[] {
     result(`${name}.cli-peak-rss`, cli.peakRss / MB, 'MB', floor.peakRss / MB),
     result(`${name}.peak-live-heap`, (memory.peakHeap as number) / MB, 'MB', largestMb),
     result(`${name}.live-heap-constant`, (memory.constantHeap as number) / MB, 'MB'),
+    result(`${name}.peak-external`, (memory.peakExternal as number) / MB, 'MB', largestMb),
     result(`${name}.peak-live-heap-with-constant`, ((memory.peakHeap as number) + (memory.constantHeap as number)) / MB, 'MB', largestMb),
   ];
 }
