@@ -18,6 +18,7 @@ import { LineIndex, lineLength, type SourceLine } from './text';
 import { UsageScanner } from './usage';
 import { WindowTracker } from './window-tracker';
 import { exactWindow, isShallow } from './formats/carry';
+import { CompactList } from './compact-list';
 import type { FormatAdapter, ThreadInfo, TranscriptEvent, TranscriptInput } from './transcript';
 import { collectUnreadParts, forkUnreadParts, unreadParts, unreadPartsFinding, type UnreadMemo, type UnreadParts } from './unread-parts';
 
@@ -58,7 +59,8 @@ export function resolveAdapter(input: TranscriptInput, options: CheckOptions): F
 export interface Run {
   readonly context: EngineContext;
   readonly options: CheckOptions;
-  readonly steps: StepReport[];
+  /** The steps so far, held compactly until the report reads them (compact-list.ts). */
+  readonly steps: CompactList<StepReport>;
   readonly findings: Finding[];
   /** The `findingKey` of every finding reported, to report each once. */
   readonly reported: Set<string>;
@@ -133,7 +135,9 @@ function onStep(run: Run, rewrite: Rewrite, beforeFile?: string): StepVerdict {
   }
   run.tally.addStep(rewrite.before, rewrite.after);
   for (const f of verdict.findings) report(run, { ...f, step: index });
-  run.steps.push(stepReport(index, verdict, rewrite, boundaryPosition(rewrite.before, run.context), run.options.keepRewrites === true));
+  const keep = run.options.keepRewrites === true;
+  // A step that keeps its rewrite is kept as it is (its windows are read by identity).
+  run.steps.push(stepReport(index, verdict, rewrite, boundaryPosition(rewrite.before, run.context), keep), !keep);
   return verdict;
 }
 
@@ -222,7 +226,7 @@ export function newRun(options: CheckOptions, limits: Limits, context = createEn
     omitted: new Map(),
     context,
     options,
-    steps: [],
+    steps: new CompactList(),
     findings: [],
     reported: new Set(),
     windows: new WindowTracker(context),
@@ -240,7 +244,7 @@ export function newRun(options: CheckOptions, limits: Limits, context = createEn
 export function forkRun(run: Run): Run {
   return {
     ...run,
-    steps: [...run.steps],
+    steps: run.steps.fork(),
     findings: [...run.findings],
     reported: new Set(run.reported),
     windows: run.windows.fork(),
@@ -280,11 +284,12 @@ function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly
   const findings = byPosition([...run.findings, ...omittedFindings(run)]);
   const read = usage.facts();
   const facts = { ...read, usage: run.threads.threadUsage(read.usage) };
-  const session = sessionSummary({ format, threads: run.threads.summaries((window) => pairsOf(window, run.context)), tally: run.tally, steps: run.steps, findings, facts, memo: run.summary });
+  const steps = run.steps.all();
+  const session = sessionSummary({ format, threads: run.threads.summaries((window) => pairsOf(window, run.context)), tally: run.tally, steps, findings, facts, memo: run.summary });
   return {
     file,
     format,
-    steps: run.steps,
+    steps,
     findings,
     lineStarts,
     session,

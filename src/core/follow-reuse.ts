@@ -38,6 +38,7 @@
  * converge within `REUSE_LINES` lines, is read on to the end as before.
  */
 import { forkRun, report, type Run } from './check';
+import { CompactList } from './compact-list';
 import type { Finding } from './findings';
 import type { Reading } from './follow';
 import type { StepReport } from './results';
@@ -143,10 +144,10 @@ export function converged(now: Reading, reuse: Reuse, m: number, bytes: number, 
   const from = starts[m + 1];
   if (m <= reuse.line || !now.marks || !old.marks || from === undefined || now.run.stopped || old.run.stopped) return undefined;
   const [steps = 0, oldBytes = 0, records = 0] = old.marks.slice(MARK * m + 1, MARK * m + MARK);
-  const later = old.run.steps.slice(steps);
+  const later = old.run.steps.all().slice(steps);
   const next = later[0]?.rewrite;
   if (!next || next.range?.start !== from || !later.every((s) => unmoved(s).rewrite)) return undefined;
-  if (now.run.steps.length !== steps || !sameWindowAt(now.run.steps[steps - 1], old.run.steps[steps - 1], starts[m], shift)) return undefined;
+  if (now.run.steps.length !== steps || !sameWindowAt(now.run.steps.at(steps - 1), old.run.steps.at(steps - 1), starts[m], shift)) return undefined;
   // The records the old reading read after the line (blank lines are none; lines that are no step, such as a skipped record, are).
   const after = (old.marks[MARK * old.lines - 1] ?? 0) - records;
   if (!now.reader.sameState?.(old.reader, { ...next, before: shift.window(next.before) }, after)) return undefined;
@@ -165,7 +166,7 @@ function spliced(now: Reading, old: Reading, m: number, delta: number, shift: Sh
   const threads = old.run.threads.spliced(now.run.threads, from, shift);
   const usage = old.usage.spliced(now.usage, from, shift);
   if (!threads || !usage) return undefined;
-  const run = splicedRun(now.run, old.run, found, old.run.steps.slice(steps), from, shift);
+  const run = splicedRun(now.run, old.run, found, old.run.steps.all().slice(steps), from, shift);
   const kept = [...now.marks, ...laterMarks(marks.slice(MARK * (m + 1)), (now.run.journal?.length ?? 0) - (journal ?? 0), delta)];
   const starts = shift.delta === 0 ? old.starts : LineIndex.fromStarts(old.starts.lineStarts().map((s) => shift.offset(s)));
   return { ...old, reader, run: { ...run, threads }, unreadMemo: new UnreadMemo(), usage, starts, upTo: shift.offset(old.upTo), bytes: old.bytes + delta, marks: kept };
@@ -181,7 +182,7 @@ function sameWindowAt(now: StepReport | undefined, old: StepReport | undefined, 
 function splicedRun(now: Run, old: Run, findings: readonly Finding[], later: readonly StepReport[], from: number, shift: Shift): Run {
   const run: Run = {
     ...forkRun(now),
-    steps: [...now.steps, ...later.map((step) => shift.step(step))],
+    steps: CompactList.of([...now.steps.all(), ...later.map((step) => shift.step(step))]),
     windows: old.windows.moved((window) => shift.window(window)),
     unread: splicedUnreadParts(now.unread, old.unread, from, shift),
     summary: new SummaryMemo(),

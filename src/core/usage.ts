@@ -21,6 +21,7 @@
  *
  * See docs/formats.md ("Usage fields"). Bad or absent fields are skipped, never an error.
  */
+import { CompactList } from './compact-list';
 import type { Shift } from './shift';
 import type { JsonNode } from './json/parse';
 import type { FormatId } from './model';
@@ -75,7 +76,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.leng
 
 /** Collects usage while an adapter reads lines; `observe` each line once, then `facts()`. */
 export class UsageScanner {
-  private readonly records: UsageRecord[] = [];
+  /** Held compactly until the facts are asked for (compact-list.ts). */
+  private records = new CompactList<UsageRecord>();
   private readonly seenIds = new Set<string>();
   /** Each model name once (the records of a log name a few models, each thousands of times). */
   private readonly models = new Map<string, string>();
@@ -173,7 +175,7 @@ export class UsageScanner {
   /** An independent copy: lines observed by one are not seen by the other. */
   fork(): UsageScanner {
     const copy = new UsageScanner(this.format);
-    copy.records.push(...this.records);
+    copy.records = this.records.fork();
     for (const id of this.seenIds) copy.seenIds.add(id);
     copy.lastOffset = this.lastOffset;
     copy.pending = this.pending && { ...this.pending };
@@ -197,9 +199,8 @@ export class UsageScanner {
     prefix.settle();
     if (prefix.firstTime === undefined && this.firstTime !== undefined && this.firstTimeAt < from) return undefined;
     const copy = this.fork();
-    copy.records.length = 0;
-    const later = this.records.filter((r) => r.offset >= from).map((r) => (shift.delta === 0 ? r : this.kept({ ...r, offset: shift.offset(r.offset), end: shift.offset(r.end) })));
-    copy.records.push(...prefix.records, ...later);
+    const later = this.records.all().filter((r) => r.offset >= from).map((r) => (shift.delta === 0 ? r : this.kept({ ...r, offset: shift.offset(r.offset), end: shift.offset(r.end) })));
+    copy.records = CompactList.of([...prefix.records.all(), ...later]);
     Object.assign(copy, { lastOffset: shift.offset(this.lastOffset), firstTimeAt: shift.offset(this.firstTimeAt), lastTimeAt: shift.offset(this.lastTimeAt) });
     if (this.pending) copy.pending = { ...this.pending, line: shift.line(this.pending.line) };
     if (shift.delta !== 0) copy.scan = undefined;
@@ -210,7 +211,7 @@ export class UsageScanner {
 
   facts(): LogFacts {
     this.settle();
-    return { usage: this.records, ...(this.firstTime && { firstTime: this.firstTime }), ...(this.lastTime && { lastTime: this.lastTime }) };
+    return { usage: this.records.all(), ...(this.firstTime && { firstTime: this.firstTime }), ...(this.lastTime && { lastTime: this.lastTime }) };
   }
 
   /** `asks(key)`: the record's request has a key `key` (`cache_control`, `cachePoint`) somewhere. */
