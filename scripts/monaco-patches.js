@@ -133,6 +133,87 @@ const PATCHES = [
     find: `import { ComputeOptionsMemory, editorOptionsRegistry, ConfigurationChangedEvent } from '../../common/config/editorOptions.js';`,
     replace: `import { ComputeOptionsMemory, editorOptionsRegistry, ConfigurationChangedEvent, EditorOptions } from '../../common/config/editorOptions.js';`,
   },
+  {
+    why:
+      'A whole-line decoration is drawn as an element of its own in each line\'s overlay row (a div per line on ' +
+      'screen, made again whenever every line is new). One opted in with the description \'line-class\' (the consumed ' +
+      'tint, set on every consumed line) is drawn as a class of the row itself, which already has the line\'s box: ' +
+      'its className is kept per line here and set on the row (the patch of viewOverlays.js below).',
+    file: /viewParts[\\/]decorations[\\/]decorations\.js$/,
+    find: `            const decorationOutput = ('<div class="cdr '
+                + d.options.className
+                + '" style="left:0;width:100%;"></div>');
+            const startLineNumber = Math.max(d.range.startLineNumber, visibleStartLineNumber);
+            const endLineNumber = Math.min(d.range.endLineNumber, visibleEndLineNumber);
+            for (let j = startLineNumber; j <= endLineNumber; j++) {
+                const lineIndex = j - visibleStartLineNumber;
+                output[lineIndex] += decorationOutput;
+            }`,
+    replace: `            const onRow = d.options.description === 'line-class';
+            const decorationOutput = onRow ? (' ' + d.options.className) : ('<div class="cdr '
+                + d.options.className
+                + '" style="left:0;width:100%;"></div>');
+            const target = onRow ? this._rowClassNames : output;
+            const startLineNumber = Math.max(d.range.startLineNumber, visibleStartLineNumber);
+            const endLineNumber = Math.min(d.range.endLineNumber, visibleEndLineNumber);
+            for (let j = startLineNumber; j <= endLineNumber; j++) {
+                const lineIndex = j - visibleStartLineNumber;
+                target[lineIndex] += decorationOutput;
+            }`,
+  },
+  {
+    why: 'The row classes above start empty for each line on screen, at each render.',
+    file: /viewParts[\\/]decorations[\\/]decorations\.js$/,
+    find: `        // Render first whole line decorations and then regular decorations
+        this._renderWholeLineDecorations(ctx, decorations, output);`,
+    replace: `        this._rowClassNames = output.map(() => '');
+        // Render first whole line decorations and then regular decorations
+        this._renderWholeLineDecorations(ctx, decorations, output);`,
+  },
+  {
+    why: 'The row classes above, read by the overlay row of each line (viewOverlays.js below).',
+    file: /viewParts[\\/]decorations[\\/]decorations\.js$/,
+    find: `    render(startLineNumber, lineNumber) {
+        if (!this._renderResult) {`,
+    replace: `    renderRowClassName(startLineNumber, lineNumber) {
+        return this._rowClassNames?.[lineNumber - startLineNumber] ?? '';
+    }
+    render(startLineNumber, lineNumber) {
+        if (!this._renderResult) {`,
+  },
+  {
+    why:
+      'Each line\'s overlay row takes the classes its overlays give it (the whole-line decorations opted in above): ' +
+      'the row is written again when they change, as when its content does.',
+    file: /editor[\\/]browser[\\/]view[\\/]viewOverlays\.js$/,
+    find: `        let result = '';
+        for (let i = 0, len = this._dynamicOverlays.length; i < len; i++) {
+            const dynamicOverlay = this._dynamicOverlays[i];
+            result += dynamicOverlay.render(viewportData.startLineNumber, lineNumber);
+        }
+        if (this._renderedContent === result) {
+            // No rendering needed
+            return false;
+        }
+        this._renderedContent = result;
+        sb.appendString('<div style="top:');`,
+    replace: `        let result = '';
+        let rowClassName = '';
+        for (let i = 0, len = this._dynamicOverlays.length; i < len; i++) {
+            const dynamicOverlay = this._dynamicOverlays[i];
+            result += dynamicOverlay.render(viewportData.startLineNumber, lineNumber);
+            if (dynamicOverlay.renderRowClassName) {
+                rowClassName += dynamicOverlay.renderRowClassName(viewportData.startLineNumber, lineNumber);
+            }
+        }
+        const rendered = rowClassName + '>' + result;
+        if (this._renderedContent === rendered) {
+            // No rendering needed
+            return false;
+        }
+        this._renderedContent = rendered;
+        sb.appendString(rowClassName ? '<div class="' + rowClassName.trim() + '" style="top:' : '<div style="top:');`,
+  },
 ];
 /** @type {import('esbuild').Plugin} */
 const monacoPatches = {

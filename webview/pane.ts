@@ -46,6 +46,11 @@ function upperBound(segments: readonly PaneSegment[], offset: number): number {
 
 export type Side = 'before' | 'after';
 
+/** Decoration options with Monaco's internal `description`: 'line-class' draws a whole-line `className` on the line's overlay row. */
+interface RowClassOptions extends monaco.editor.IModelDecorationOptions {
+  readonly description: 'line-class';
+}
+
 /** The boundary's view zone: the object given to Monaco (it reads `afterLineNumber` from it again on `layoutZone`) and its id. */
 interface BoundaryZone {
   readonly given: monaco.editor.IViewZone;
@@ -176,12 +181,10 @@ export class Pane {
   private consumedDecorations(pane: PaneText): monaco.editor.IModelDeltaDecoration[] {
     if (pane.boundaryMessages === 0) return [];
     const line = this.model.getPositionAt(pane.boundaryOffset).lineNumber;
-    return [
-      {
-        range: new monaco.Range(1, 1, line, 1),
-        options: { isWholeLine: true, className: 'pl-consumed', linesDecorationsClassName: 'pl-consumed-gutter' },
-      },
-    ];
+    // One decoration, and no element of its own on each line on screen: the tint is a class of each line's overlay
+    // row ('line-class', scripts/monaco-patches.js), the bar a background of its line number's element.
+    const options: RowClassOptions = { description: 'line-class', isWholeLine: true, className: 'pl-consumed', lineNumberClassName: 'pl-consumed-gutter' };
+    return [{ range: new monaco.Range(1, 1, line, 1), options }];
   }
 
   /** Orphans and pending calls: few, and they matter wherever they are. */
@@ -267,9 +270,11 @@ export class Pane {
       if (s.start > to) break;
       if (s.end < from) continue;
       const kind = s.role === 'result' ? 'pl-result' : 'pl-call';
+      // The bar is a class of the line number's element (one element per line, not one more per pair): a
+      // display line holds one call or result, so no two pairs' bars share a line.
       decorations.push({
         range: this.range(s.start, s.end),
-        options: { inlineClassName: `pl-pair pl-c${s.colour ?? 0} ${kind}`, linesDecorationsClassName: `pl-pair-gutter pl-c${s.colour ?? 0}` },
+        options: { inlineClassName: `pl-pair pl-c${s.colour ?? 0} ${kind}`, lineNumberClassName: `pl-pair-gutter pl-c${s.colour ?? 0}` },
       });
     }
     this.visible.set(decorations);

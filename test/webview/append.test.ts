@@ -165,3 +165,42 @@ test('a step change touches only the two timeline ticks whose selection changes 
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+test('a line on screen has no element of its own for the consumed tint or the margin bars: the tint is its overlay row, the bars its line number', async () => {
+  const { page, errors } = await openInspector(harness, fixtureOf(requestLog(), 'light', ENGINE, 1), 'light', 1400, exposeMonaco);
+  await painted(page, 1);
+  for (const step of [2, 3]) {
+    await page.keyboard.press(']');
+    await painted(page, step);
+  }
+  for (const side of ['original', 'modified'] as const) {
+    const editor = `.editor.${side}`;
+    assert.equal(await page.locator(`${editor} .cdr.pl-consumed, ${editor} .cldr.pl-consumed-gutter, ${editor} .cldr.pl-pair-gutter`).count(), 0, `${side}: no element per line for them`);
+    // The consumed lines on screen: their overlay rows are tinted and hold only what else marks them (the diff's
+    // marks of the window's changed last line, the pending call's); their margins their number and the diff's marks.
+    const rows = await page.locator(`${editor} .view-overlays > .pl-consumed`).evaluateAll((r) => r.map((row) => Array.from(row.children).map((c) => c.className)));
+    assert.ok(rows.filter((children) => children.length === 0).length > 10, `${side}: consumed rows on screen with no element (${rows.length} rows)`);
+    assert.deepEqual(rows.flat().filter((c) => !/^cdr ((line|char)-(insert|delete)|pl-(pending|orphan|violation|pair-active))$/.test(c)), [], `${side}: a consumed row holds only the diff's and the panel's marks`);
+    const margin = await page.locator(`${editor} .margin-view-overlays > div:has(> .pl-consumed-gutter)`).evaluateAll((r) => r.map((row) => Array.from(row.children).map((c) => c.className)));
+    assert.equal(margin.length, rows.length, `${side}: each consumed line's number carries its bar`);
+    const diffMarks = /^(cmdr gutter-(insert|delete)|cldr (insert|delete)-sign .*)$/;
+    assert.deepEqual(margin.map((children) => children.filter((c) => !diffMarks.test(c)).length).filter((n) => n !== 1), [], `${side}: a consumed line's margin holds its number and the diff's marks`);
+    // Each bar 3 px wide where its element was: 2 px (consumed) and 6 px (a pair) into the line decorations' lane.
+    const lane = (await page.evaluate(`window.monaco.editor.getDiffEditors()[0].get${side === 'original' ? 'Original' : 'Modified'}Editor().getLayoutInfo().decorationsLeft`)) as number;
+    const bars = await page.locator(`${editor} .line-numbers.pl-consumed-gutter, ${editor} .line-numbers.pl-pair-gutter`).evaluateAll((numbers) =>
+      numbers.map((n) => {
+        const style = getComputedStyle(n);
+        const right = n.getBoundingClientRect().right - n.closest('.margin')!.getBoundingClientRect().left;
+        return { pair: n.classList.contains('pl-pair-gutter'), consumed: n.classList.contains('pl-consumed-gutter'), border: style.borderRightWidth, right, inner: style.backgroundImage !== 'none' };
+      }),
+    );
+    assert.ok(bars.some((b) => b.pair && b.consumed), `${side}: the consumed call's line has both bars`);
+    for (const b of bars) {
+      assert.equal(b.border, '3px');
+      assert.equal(b.right, lane + (b.pair ? 9 : 5), `${side}: the bar's place`);
+      assert.equal(b.inner, b.pair && b.consumed, `${side}: the consumed bar inside a pair's`);
+    }
+  }
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
