@@ -23,7 +23,7 @@ import { Follower, type TextChange } from '../../src/core/follow';
 import { adapterFor } from '../../src/core/formats/registry';
 import { movedBy, Shift, type OffsetMap } from '../../src/core/shift';
 import type { SourceLine } from '../../src/core/text';
-import type { FormatAdapter, LineReader } from '../../src/core/transcript';
+import { counting } from './counting-reader';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-reuse-edits-'));
 
@@ -44,20 +44,6 @@ function withExtras(text: string, extras: readonly (readonly [string, number])[]
   return lines.join('\n');
 }
 
-/** Each line a reader (or a fork of it) is given is noted in `read`. */
-function counting(adapter: FormatAdapter, read: SourceLine[]): FormatAdapter {
-  type Counted = LineReader & { readonly inner: LineReader };
-  const wrap = (inner: LineReader): Counted => ({
-    inner,
-    line: (line) => (read.push(line), inner.line(line)),
-    end: () => inner.end(),
-    fork: () => wrap(inner.fork()),
-    ...(inner.sameState && { sameState: (later: LineReader, next, after) => inner.sameState!((later as Counted).inner, next, after) }),
-    ...(inner.shifted && { shifted: (shift) => wrap(inner.shifted!(shift)) }),
-    ...(inner.recordsRead && { recordsRead: () => inner.recordsRead!() }),
-  });
-  return { ...adapter, lineReader: (file, first, asked) => { const reader = adapter.lineReader?.(file, first, asked); return reader && wrap(reader); } };
-}
 
 /** Where an edit goes, picked in [0, 1) over the text after its head and the first checkpoint (an edit before them reads the file again). */
 type Place = 'in a string' | 'in a surrogate pair' | 'at a line end' | 'at a line start' | 'anywhere';

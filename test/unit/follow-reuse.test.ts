@@ -25,7 +25,7 @@ import { Follower, type FollowOptions, type TextChange } from '../../src/core/fo
 import { movedBy, unmoved } from '../../src/core/shift';
 import { adapterFor } from '../../src/core/formats/registry';
 import type { SourceLine } from '../../src/core/text';
-import type { FormatAdapter, LineReader } from '../../src/core/transcript';
+import { counting } from './counting-reader';
 import { checkRequest, DocumentFollower, type TranscriptRequest } from '../../src/extension/engine';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-reuse-'));
@@ -108,20 +108,6 @@ function applied(text: string, change: TextChange): string {
   return text.slice(0, change.from) + change.inserted + text.slice(change.from + change.removed);
 }
 
-/** Each line a reader (or a fork of it) is given is noted in `read`. */
-function counting(adapter: FormatAdapter, read: SourceLine[]): FormatAdapter {
-  type Counted = LineReader & { readonly inner: LineReader };
-  const wrap = (inner: LineReader): Counted => ({
-    inner,
-    line: (line) => (read.push(line), inner.line(line)),
-    end: () => inner.end(),
-    fork: () => wrap(inner.fork()),
-    ...(inner.sameState && { sameState: (later: LineReader, next, after) => inner.sameState!((later as Counted).inner, next, after) }),
-    ...(inner.shifted && { shifted: (shift) => wrap(inner.shifted!(shift)) }),
-    ...(inner.recordsRead && { recordsRead: () => inner.recordsRead!() }),
-  });
-  return { ...adapter, lineReader: (file, first, asked) => { const reader = adapter.lineReader?.(file, first, asked); return reader && wrap(reader); } };
-}
 
 /** Follows `text`, makes each check's edits (rewinding with their changes), appends a line now and then, and compares each report with a full check. */
 function assertLikeFull(format: LogFormat, text: string, checks: readonly (readonly [string, number][])[], options: FollowOptions, append: boolean): number {

@@ -1,0 +1,18 @@
+/** A test's view of what a follower reads again: the lines its reader (and forks of it) are given. */
+import type { SourceLine } from '../../src/core/text';
+import type { FormatAdapter, LineReader } from '../../src/core/transcript';
+
+/** Each line a reader (or a fork of it) is given is noted in `read`. */
+export function counting(adapter: FormatAdapter, read: SourceLine[]): FormatAdapter {
+  type Counted = LineReader & { readonly inner: LineReader };
+  const wrap = (inner: LineReader): Counted => ({
+    inner,
+    line: (line) => (read.push(line), inner.line(line)),
+    end: () => inner.end(),
+    fork: () => wrap(inner.fork()),
+    ...(inner.sameState && { sameState: (later: LineReader, next, after) => inner.sameState!((later as Counted).inner, next, after) }),
+    ...(inner.shifted && { shifted: (shift) => wrap(inner.shifted!(shift)) }),
+    ...(inner.recordsRead && { recordsRead: () => inner.recordsRead!() }),
+  });
+  return { ...adapter, lineReader: (file, first, asked) => { const reader = adapter.lineReader?.(file, first, asked); return reader && wrap(reader); } };
+}
