@@ -1,8 +1,7 @@
 /**
- * A check that keeps no windows keeps a request log's blocks compact
- * (formats/compact-blocks.ts): a call's input and a result's content as their
- * JSON text, parsed again when read, the ranges as numbers. Its reports must
- * be exactly those of the reference path, which reads every line in full with
+ * A check that keeps no windows keeps a request log's carried messages as
+ * their places in the line (formats/carried-message.ts), read again when
+ * asked for. Its reports must be exactly those of the reference path, which reads every line in full with
  * plain blocks (the same codec without its `carrier`), on logs of the three
  * provider formats whose later requests edit carried messages deep in their
  * history, cut a pair, drop a result, add `cache_control` (a content the
@@ -17,14 +16,12 @@ import { generateLog, type LogFormat } from '../../bench/generate';
 import { checkTranscript, checkTranscriptWith } from '../../src/core/check';
 import { anthropicCodec } from '../../src/core/formats/anthropic';
 import { carrySpans } from '../../src/core/formats/carry';
-import { compactBlocks } from '../../src/core/formats/compact-blocks';
 import { openaiChatCodec } from '../../src/core/formats/openai-chat';
 import { openaiResponsesCodec } from '../../src/core/formats/openai-responses';
 import { readRequestLog, type ProviderCodec } from '../../src/core/formats/request-log';
 import { inputFromText } from '../../src/core/io';
 import type { Finding } from '../../src/core/findings';
-import { parseJson, type JsonObject } from '../../src/core/json/parse';
-import type { Block, Message } from '../../src/core/model';
+import type { Message } from '../../src/core/model';
 import type { FormatAdapter } from '../../src/core/transcript';
 
 type Json = Record<string, unknown>;
@@ -132,32 +129,6 @@ for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) 
     });
   });
 }
-
-/** A block's fields as read (getters included), as plain data. */
-function fields(block: Block): unknown {
-  const { kind, source } = block;
-  if (block.kind === 'text') return { kind, text: block.text, source };
-  if (block.kind === 'opaque') return block;
-  const payload = block.kind === 'tool_call' ? { id: block.id, name: block.name, input: block.input } : { callId: block.callId, content: block.content, isError: block.isError };
-  return { kind, source, idSource: block.idSource, container: block.container, ...payload, has: ['name', 'schemaVersion'].filter((k) => k in block) };
-}
-
-it('a compact block reads as the block it was made from: payload nodes and ranges at the same offsets', () => {
-  for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
-    const lines = mutated(benchRecords(format, 26)).split('\n');
-    // A line a few lines into the file, so that its offsets are not its own characters' indexes.
-    const offset = lines.slice(0, 20).reduce((n, line) => n + line.length + 1, 0);
-    const parsed = parseJson(lines[20] as string, offset);
-    assert.ok(parsed.ok);
-    const body = (parsed.node.type === 'object' && parsed.node.properties.find((p) => p.key === 'request')?.value) as JsonObject;
-    const { items } = CODECS[format].carrier!.readRequest(body, []);
-    const plain = items.map((m) => m.blocks.map(fields));
-    const copies = items.map((m) => ({ ...m, blocks: [...m.blocks] }));
-    compactBlocks(copies, 0, (start, end) => (lines[20] as string).slice(start - offset, end - offset));
-    assert.ok(copies.some((m) => m.blocks.some((b, i) => b !== items[copies.indexOf(m)]?.blocks[i])), 'blocks made compact');
-    assert.deepEqual(copies.map((m) => m.blocks.map(fields)), plain, format);
-  }
-});
 
 it("the lines' spans share one buffer, and a second line carrying from the same line (a fork) does not write over the first's", () => {
   const message = (start: number, end: number): Message => ({ role: 'user', blocks: [], source: { start, end } });
