@@ -28,7 +28,14 @@ export interface TokenCounter {
  */
 const encoders = new Map<TokenEncoding, BpeCounter>();
 
+/** The encodings a counter can be built with (a rank table of js-tiktoken each). */
+export const TOKEN_ENCODINGS: readonly TokenEncoding[] = ['o200k_base', 'cl100k_base'];
+
 function encoderFor(encoding: TokenEncoding): BpeCounter {
+  // A library caller's option, not typed at run time: no other name may reach `require`.
+  if (!TOKEN_ENCODINGS.includes(encoding)) {
+    throw new TypeError(`tokens: unknown encoding ${JSON.stringify(String(encoding).slice(0, 40))}; use ${TOKEN_ENCODINGS.map((e) => `'${e}'`).join(', ')} or false`);
+  }
   let encoder = encoders.get(encoding);
   if (!encoder) encoders.set(encoding, (encoder = new BpeCounter(loadRanks(encoding))));
   return encoder;

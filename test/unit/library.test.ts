@@ -98,6 +98,14 @@ describe('library: prefix-lens as a runtime imports it', () => {
     assert.ok((report.steps[0]?.boundary.tokens ?? 0) > 0);
   });
 
+  it('refuses an unknown token encoding with a clear error, loading nothing by its name', () => {
+    const file = path.join(ROOT, 'examples/seed-incident.trace.jsonl');
+    for (const tokens of [true, 'gpt2', '../../../package']) {
+      assert.throws(() => lib.checkTranscript(lib.inputFromFile(file), { tokens }), (e: Error) => e instanceof TypeError && /tokens: unknown encoding .*'o200k_base', 'cl100k_base' or false/.test(e.message), String(tokens));
+      assert.throws(() => lib.guardRewrite(current, current, { tokens }), TypeError, String(tokens));
+    }
+  });
+
   it('counts the same tokens with the packed rank table alone', () => {
     const packed = require(path.join(PACKED, 'lib.js')) as Library;
     const file = path.join(ROOT, 'examples/seed-incident.trace.jsonl');
