@@ -9,6 +9,7 @@ import { finding, findingKey, type Finding, type RuleId, type StepVerdict } from
 import { adapterFor, detectFormat, unreadFormat } from './formats/registry';
 import { boundaryPosition, byPosition, judgeRewrite } from './guard';
 import { headOf, inputFromText } from './io';
+import { observedLines } from './observed-lines';
 import { lineTooLong, resolveLimits, type Limits } from './limits';
 import type { ContextWindow, FormatId, Rewrite } from './model';
 import { MessageTally, sessionSummary, SummaryMemo } from './session';
@@ -196,13 +197,16 @@ function trackLines(input: TranscriptInput, limits: Limits, usage: UsageScanner,
   const tracked: TranscriptInput = {
     file: input.file,
     limits,
-    *lines() {
-      sawLines = true;
-      for (const line of input.lines()) {
-        upTo = Math.max(upTo, takeLine(line, limits, index, usage));
-        yield line;
-      }
-    },
+    lines: () =>
+      observedLines(
+        () => {
+          sawLines = true;
+          return input.lines();
+        },
+        (line) => {
+          upTo = Math.max(upTo, takeLine(line, limits, index, usage));
+        },
+      ),
     text: () => (text ??= input.text()),
     bytes: () => input.bytes(),
     parsed: (line, node, shared) => usage.parsed(line, node, shared),
