@@ -49,8 +49,12 @@ export class ThreadTally {
   private readonly entries = new Map<number, Entry>();
   /** The threads whose last window is held, least recently seen first. */
   private readonly held = new Map<number, Entry>();
-  /** Where each tagged window starts in the file, with its thread (to thread the usage read from lines). */
-  private readonly starts: { readonly at: number; readonly thread: number }[] = [];
+  /**
+   * Where each tagged window starts in the file, with its thread (to thread
+   * the usage read from lines): two numbers a window, start then thread, not
+   * an object each (~40 bytes more a request of a log, for the rest of it).
+   */
+  private starts: number[] = [];
 
   see(window: ContextWindow, thread: ThreadInfo | undefined): void {
     const info = thread ?? MAIN;
@@ -60,7 +64,7 @@ export class ThreadTally {
     entry.counts = undefined;
     this.held.delete(info.id);
     this.held.set(info.id, entry);
-    if (thread && window.source && this.starts.length < MAX_STARTS) this.starts.push({ at: window.source.start, thread: thread.id });
+    if (thread && window.source && this.starts.length < 2 * MAX_STARTS) this.starts.push(window.source.start, thread.id);
     if (this.held.size > MAX_KEPT) this.reduceOldest();
   }
 
@@ -69,7 +73,7 @@ export class ThreadTally {
     const copy = new ThreadTally();
     for (const [id, entry] of this.entries) copy.entries.set(id, { ...entry });
     for (const id of this.held.keys()) copy.held.set(id, copy.entries.get(id)!);
-    copy.starts.push(...this.starts);
+    copy.starts = this.starts.slice();
     return copy;
   }
 
@@ -84,11 +88,10 @@ export class ThreadTally {
     const [one, other] = [mine[0], theirs[0]];
     if (this.entries.size !== 1 || before.entries.size !== 1 || !one || !other || mine.length !== 1 || theirs.length !== 1) return undefined;
     if (one.info.id !== other.info.id || one.info.kind !== other.info.kind || one.info.label !== other.info.label) return undefined;
-    if (this.starts.length >= MAX_STARTS || before.starts.length >= MAX_STARTS) return undefined;
+    if (this.starts.length >= 2 * MAX_STARTS || before.starts.length >= 2 * MAX_STARTS) return undefined;
     const copy = this.fork();
-    copy.starts.length = 0;
-    const later = this.starts.filter((s) => s.at >= from).map((s) => ({ at: shift.offset(s.at), thread: s.thread }));
-    copy.starts.push(...before.starts.filter((s) => s.at < shift.offset(from)), ...later);
+    const later = startsOf(this.starts).filter((s) => s.at >= from).map((s) => ({ at: shift.offset(s.at), thread: s.thread }));
+    copy.starts = [...startsOf(before.starts).filter((s) => s.at < shift.offset(from)), ...later].flatMap((s) => [s.at, s.thread]);
     for (const entry of copy.entries.values()) if (entry.window) entry.window = shift.window(entry.window);
     return copy;
   }
@@ -111,7 +114,7 @@ export class ThreadTally {
   /** Usage read from a line tagged 'main' that holds a window of another thread belongs to that thread. */
   threadUsage(usage: readonly UsageRecord[]): UsageRecord[] {
     if (this.starts.length === 0) return [...usage];
-    const starts = [...this.starts].sort((a, b) => a.at - b.at);
+    const starts = startsOf(this.starts).sort((a, b) => a.at - b.at);
     return usage.map((record) => {
       if (record.thread !== 'main') return record;
       const start = starts[partitionPoint(starts.length, (i) => starts[i]!.at < record.offset)];
@@ -129,6 +132,13 @@ export class ThreadTally {
     entry.counts = countsOf(entry.window);
     entry.window = undefined;
   }
+}
+
+/** The window starts held as numbers (`ThreadTally.starts`), as objects. */
+function startsOf(numbers: readonly number[]): { at: number; thread: number }[] {
+  const out: { at: number; thread: number }[] = [];
+  for (let i = 0; i + 1 < numbers.length; i += 2) out.push({ at: numbers[i] as number, thread: numbers[i + 1] as number });
+  return out;
 }
 
 function countsOf(window: ContextWindow | undefined, pairsOf?: (window: ContextWindow) => ReadonlyMap<string, ToolPair>): Counts {

@@ -21,7 +21,7 @@
  * own and moves the carried messages to it, so the messages it does not
  * carry keep reading from the line they are in.
  */
-import { parseJson, type JsonNode } from '../json/parse';
+import { parseJson, unsliced, type JsonNode } from '../json/parse';
 import type { Block, Message, Role } from '../model';
 import type { OwnMeasure, RenderMeasure } from '../render';
 import { lineSlice, type SourceLine, type SourceRange } from '../text';
@@ -142,7 +142,8 @@ export class CarriedMessage implements Message, OwnMeasure {
   /** Its element's text kept alone from now on: the line it lives in is not carried on. */
   keepOwnText(): void {
     const home = this.#home;
-    this.#home = new OwnText(home.text(this.#at, this.#length), home.read, home.recent);
+    // A copy: a slice of the line's text would keep the whole line alive.
+    this.#home = new OwnText(unsliced(home.text(this.#at, this.#length)), home.read, home.recent);
   }
 
   /** Its element is read from `home` from now on (a line that carries it, at the same place relative to its base). */
