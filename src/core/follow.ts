@@ -13,8 +13,9 @@
  * state of its check at line starts (one every `CHECKPOINT_CHARS` or more):
  * after an edit, `rewind` goes back to the last one before the first changed
  * character, and only the text from there on is read again; after an edit
- * inside one line of a request log, only until the reading is back where the
- * one before the edit was (follow-reuse.ts), whose later steps are kept. Until the file's head (what the format is
+ * of a request log (inside a line or adding and removing lines), only until
+ * the reading is back where the one before the edit was (follow-reuse.ts),
+ * whose later steps are kept. Until the file's head (what the format is
  * sniffed from, 64 KiB) is complete, the text is held and the format sniffed
  * again at each append (a different format starts over); a file that is not
  * read by lines (one JSON document) is held and checked whole each time.
@@ -127,7 +128,7 @@ export class Follower {
   private checkpoints: Checkpoint[] = [];
   /** The usage scanner of the reading whose line is being read: told the value its reader parsed (no second parse of the line). */
   private told: UsageScanner | undefined;
-  /** After an edit inside one line: the reading before it and its checkpoints after the edit, kept if the new one converges with it (follow-reuse.ts). */
+  /** After an edit: the reading before it and its checkpoints after the edit, kept if the new one converges with it (follow-reuse.ts). */
   private reuse: Reuse | undefined;
   private afterEdit: Checkpoint[] = [];
   /** A checkpoint at the start of the line edited last (`rewindable` request logs): typing on in it reads that line again, not from the checkpoint before it. */
@@ -165,8 +166,8 @@ export class Follower {
    * none: an edit in the head (the format may change) or before the first
    * checkpoint; then `restart`. Any number of rewinds in a row: what a fork
    * adds to its lookups is bounded (unread-parts.ts `Walked`). `changes`: the
-   * edit's changes, in order, when known: an edit inside one line of a request
-   * log keeps what was read after it (follow-reuse.ts).
+   * edit's changes, in order, when known: an edit of a request log keeps what
+   * was read after it (follow-reuse.ts).
    */
   rewind(from: number, changes: readonly TextChange[] = []): boolean {
     const at = from - (this.bom ? 1 : 0);
@@ -276,7 +277,7 @@ export class Follower {
       if (reading.marks) mark(reading, bytesAt(end));
       if (this.options.rewindable && this.held === undefined) this.checkpoint(reading, fed + end, () => bytesAt(end), end - line.offset);
       if (this.reuse && reading.lines === this.reuse.line) this.atEdit = this.frozen(reading, fed + end, bytesAt(end), end - line.offset);
-      if (this.reuse && this.resumed(reading, reading.lines - 1, () => bytesAt(end))) {
+      if (this.reuse && this.resumed(reading, fed + end, () => bytesAt(end))) {
         this.skip = this.fed - (fed + end);
         return this.take(text.slice(end));
       }
@@ -285,22 +286,22 @@ export class Follower {
   }
 
   /**
-   * After line `m` of a reading of an edited text: when it converged with the
-   * reading before the edit, goes on from the end of that one (the text up
-   * to there was read before); true then. The reuse ends there, or past the
-   * lines it may converge within.
+   * After a line of a reading of an edited text (the next starts at `next`):
+   * when it converged with the reading before the edit, goes on from the end
+   * of that one (the text up to there was read before); true then. The reuse
+   * ends there, or past the lines it may converge within.
    */
-  private resumed(reading: Reading, m: number, bytes: () => number): boolean {
+  private resumed(reading: Reading, next: number, bytes: () => number): boolean {
     const [reuse, later] = [this.reuse as Reuse, this.afterEdit];
-    const splice = converged(reading, reuse, m, bytes(), this.options.maxTextBytes);
+    const splice = converged(reading, reuse, reading.lines - 1, next, bytes(), this.options.maxTextBytes);
     const spliced = splice?.of(reuse.old);
-    if (!spliced && !pastReuse(reuse, m)) return false;
+    if (!spliced && !pastReuse(reuse, next)) return false;
     Object.assign(this, { reuse: undefined, afterEdit: [] });
     if (!splice || !spliced) return false;
     // The old checkpoints after the line, spliced too: a later edit further down reads from one of them.
-    const after = later.filter((c) => c.reading.lines > m + 1).flatMap((c) => {
+    const after = later.filter((c) => c.reading.lines > splice.line + 1).flatMap((c) => {
       const moved = splice.of(c.reading);
-      return moved ? [{ ...c, fedBytes: c.fedBytes + splice.bytes, reading: moved }] : [];
+      return moved ? [{ ...c, fed: reuse.shift.offset(c.fed), fedBytes: c.fedBytes + splice.bytes, lineStarts: c.lineStarts + splice.lines, reading: moved }] : [];
     });
     this.checkpoints.push(...after);
     this.trimCheckpoints();

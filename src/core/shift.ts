@@ -15,6 +15,7 @@ import type { Finding } from './findings';
 import type { JsonNode, JsonProperty } from './json/parse';
 import { CARRIED_FROM, type Block, type ContextWindow, type Message, type Rewrite, type ToolSchema } from './model';
 import type { StepReport } from './results';
+import { sameNumber } from './numbered';
 import type { SourceLine, SourceRange } from './text';
 import { partitionPoint } from '../shared/search';
 
@@ -71,7 +72,7 @@ export class OffsetMap {
   finding(f: Finding): Finding {
     if (this.identity) return f;
     const related = f.related?.map((r) => ({ ...r, range: this.range(r.range) }));
-    return { ...f, range: this.range(f.range), ...(related && { related }) };
+    return sameNumber(f, { ...f, range: this.range(f.range), ...(related && { related }) });
   }
 
   window(window: ContextWindow): ContextWindow {
@@ -134,7 +135,11 @@ export class OffsetMap {
   }
 
   protected once<T extends object>(value: T, move: () => T): T {
-    if (this.identity) return value;
+    return this.identity ? value : this.memo(value, move);
+  }
+
+  /** `value`'s copy, made once. */
+  protected memo<T extends object>(value: T, move: () => T): T {
     const known = this.done.get(value) as T | undefined;
     if (known) return known;
     const moved = move();
@@ -185,17 +190,34 @@ export class Shift extends OffsetMap {
    * clone all see the moved windows; only a step read is moved). A step
    * moved before is moved again from its step as read, by its earlier
    * moves and this one composed (`after`): what it holds is its step as
-   * read, one map and, once read, one copy.
+   * read, one map and, once read, one copy. Numbered `steps` later (the
+   * edit added or removed steps before it).
    */
-  step(step: StepReport): StepReport {
+  step(step: StepReport, steps = 0): StepReport {
+    if (this.identity) return steps === 0 ? step : this.memo(step, () => renumberedStep(step, steps));
     return this.once(step, () => {
       const moved: Record<string, unknown> = {};
-      for (const key of Object.keys(step)) if (key !== 'rewrite') moved[key] = key === 'range' ? this.range(step.range) : step[key as keyof StepReport];
+      for (const key of Object.keys(step)) if (key !== 'rewrite') moved[key] = key === 'range' ? this.range(step.range) : key === 'index' ? step.index + steps : step[key as keyof StepReport];
       const [read, by] = [unmoved(step), this.after(movedBy(step))];
       if (read.rewrite) Object.defineProperty(moved, 'rewrite', { enumerable: true, get: movedRewrite(by, read.rewrite) });
       return Object.defineProperties(moved, { [UNMOVED]: { value: read }, [MOVED_BY]: { value: by } }) as unknown as StepReport;
     });
   }
+}
+
+/**
+ * A step numbered `steps` later, nothing moved: its rewrite as it is (a
+ * getter's kept as one), what it was read as and moved by kept.
+ */
+function renumberedStep(step: StepReport, steps: number): StepReport {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(step)) if (key !== 'rewrite') copy[key] = key === 'index' ? step.index + steps : step[key as keyof StepReport];
+  const rewrite = Object.getOwnPropertyDescriptor(step, 'rewrite');
+  if (rewrite) Object.defineProperty(copy, 'rewrite', rewrite);
+  const [read, by] = [unmoved(step), movedBy(step)];
+  if (read !== step) Object.defineProperty(copy, UNMOVED, { value: read });
+  if (by) Object.defineProperty(copy, MOVED_BY, { value: by });
+  return copy as unknown as StepReport;
 }
 
 /**

@@ -97,17 +97,35 @@ export interface LineReader {
   fork(): LineReader;
   /**
    * Whether reading on from this reader's state gives the events `later`
-   * (another reading of the same file) gave after the same line: it holds
-   * what `later` held there, `next` being the step `later` read from the
-   * next line and `after` the records it read after that one (`recordsRead`).
-   * Lets a followed file keep a reading's later steps after an edit
-   * (follow-reuse.ts); a reader without it is always read on.
+   * (another reading of the same file, or of it before an edit) gave after
+   * a line that both read: it holds what `later` held there, `next` being the
+   * step `later` read from the next line. Lets a followed file keep a
+   * reading's later steps after an edit (follow-reuse.ts); a reader without
+   * it is always read on.
    */
-  sameState?(later: LineReader, next: Rewrite, after: number): boolean;
+  sameState?(later: LineReader, next: Rewrite): boolean;
   /** How many records it has read (its lines, blank ones not counted); with `sameState`. */
   recordsRead?(): number;
-  /** A copy whose state is moved by `shift` (an edit before the line read last changed the text's length); with `sameState`. */
-  shifted?(shift: Shift): LineReader;
+  /**
+   * This reader (of the text before an edit, read past the line where
+   * `before`, a reading of the edited text, holds what it held) as a reader
+   * of the edited text: what it noted before `splice.from` is `before`'s,
+   * the rest moved by the edit. Undefined when it cannot tell. With `sameState`.
+   */
+  spliced?(before: LineReader, splice: ReaderSplice): LineReader | undefined;
+}
+
+/** How a reading of a text before an edit goes on as a reading of the edited text (follow-reuse.ts). */
+export interface ReaderSplice {
+  /** The offsets from where the edited text is the same on (`at`), moved as the edit moved them. */
+  readonly shift: Shift;
+  /** The offset (before the edit) of the line from which the reading before the edit is kept. */
+  readonly from: number;
+  /** Lines and records the edit added before it (negative: removed). */
+  readonly lines: number;
+  readonly records: number;
+  /** The 1-based line in the edited text of an offset (from `from` on) of the text before the edit. */
+  line(offset: number): number;
 }
 
 /** Every line of the input through a line reader, then its end. */

@@ -197,7 +197,7 @@ export class DocumentFollower {
    * (as when a later check takes over; that check goes back to the
    * checkpoint before the earliest edit), so typing does not compete with it.
    * `change`: what the edit replaced, when it was one change (the follower then
-   * keeps what it read after an edit inside one line: core/follow-reuse.ts).
+   * keeps what it read after the edit: core/follow-reuse.ts).
    */
   edited(version: number, from: number, change?: TextChange): void {
     this.edits.push({ version, from, change });

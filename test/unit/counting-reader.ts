@@ -10,8 +10,8 @@ export function counting(adapter: FormatAdapter, read: SourceLine[]): FormatAdap
     line: (line) => (read.push(line), inner.line(line)),
     end: () => inner.end(),
     fork: () => wrap(inner.fork()),
-    ...(inner.sameState && { sameState: (later: LineReader, next, after) => inner.sameState!((later as Counted).inner, next, after) }),
-    ...(inner.shifted && { shifted: (shift) => wrap(inner.shifted!(shift)) }),
+    ...(inner.sameState && { sameState: (later: LineReader, next) => inner.sameState!((later as Counted).inner, next) }),
+    ...(inner.spliced && { spliced: (before: LineReader, splice) => { const moved = inner.spliced!((before as Counted).inner, splice); return moved && wrap(moved); } }),
     ...(inner.recordsRead && { recordsRead: () => inner.recordsRead!() }),
   });
   return { ...adapter, lineReader: (file, first, asked) => { const reader = adapter.lineReader?.(file, first, asked); return reader && wrap(reader); } };

@@ -10,6 +10,7 @@ import { parseJson, type JsonNode, type JsonString } from '../json/parse';
 import { asString, prop, rangeOf } from '../json/nodes';
 import { splitLines, type SourceRange, type SourceLine } from '../text';
 import type { TranscriptEvent, TranscriptInput } from '../transcript';
+import { partitionPoint } from '../../shared/search';
 
 /** One parsed JSONL line, or the finding for a line that did not parse. */
 export type ParsedLine =
@@ -72,6 +73,9 @@ const NOT_CONTEXT = "not part of the model's context as far as this reader knows
 /** At most this many further occurrences of a cause are listed as related locations. */
 const MAX_RELATED = 20;
 
+/** The most occurrences an `Unseen` keeps the ranges of (`logged`): past it, it is not spliced. */
+const MAX_LOGGED = 1 << 18;
+
 interface Cause {
   readonly noun: string;
   readonly why: string;
@@ -81,6 +85,8 @@ interface Cause {
   readonly at: string;
   count: number;
   readonly others: SourceRange[];
+  /** Every occurrence's start and end, in order (a logging `Unseen`'s, shared with its copies up to `count`). */
+  log?: number[] | undefined;
 }
 
 /**
@@ -88,10 +94,18 @@ interface Cause {
  * read with a fallback, grouped by cause: one `record-skipped` info per cause
  * per file, with the count, "first at line L" and its range, the next few as
  * related locations. A reader notes each occurrence and yields `findings()`
- * once it is done.
+ * once it is done. One made `logged` keeps every occurrence's range too (up
+ * to `MAX_LOGGED` in all), so that a followed log's can be spliced after an
+ * edit (`spliced`).
  */
 export class Unseen {
   private readonly causes = new Map<string, Cause>();
+  /** Occurrences logged, or -1 once past `MAX_LOGGED` (or not logging). */
+  private logged: number;
+
+  constructor(logged = false) {
+    this.logged = logged ? 0 : -1;
+  }
 
   /**
    * `cause` names what was not seen ("of Codex type \"x\""); `line` is
@@ -103,11 +117,23 @@ export class Unseen {
     const known = this.causes.get(cause);
     if (!known) {
       const at = typeof line === 'string' ? `in ${line}` : `at line ${typeof line === 'number' ? line : line()}`;
-      this.causes.set(cause, { noun, why, verb, first: range, at, count: 1, others: [] });
-      return;
+      this.causes.set(cause, { noun, why, verb, first: range, at, count: 1, others: [], ...(this.logged >= 0 && { log: [range.start, range.end] }) });
+      return this.log();
+    }
+    if (known.log) {
+      // Shared with a copy that noted more: its own from here.
+      if (known.log.length !== 2 * known.count) known.log = known.log.slice(0, 2 * known.count);
+      known.log.push(range.start, range.end);
     }
     known.count++;
     if (known.others.length < MAX_RELATED) known.others.push(range);
+    this.log();
+  }
+
+  private log(): void {
+    if (this.logged < 0 || ++this.logged <= MAX_LOGGED) return;
+    this.logged = -1;
+    for (const c of this.causes.values()) c.log = undefined;
   }
 
   /** True when nothing was noted. */
@@ -133,15 +159,46 @@ export class Unseen {
     return true;
   }
 
-  /** An independent copy (a followed file's reader is forked to read its end). */
+  /** An independent copy (a followed file's reader is forked to read its end); what it logged is shared until either notes more. */
   clone(): Unseen {
-    return this.moved({ range: (r) => r });
+    const copy = new Unseen();
+    copy.logged = this.logged;
+    for (const [cause, c] of this.causes) copy.causes.set(cause, { ...c, others: [...c.others] });
+    return copy;
   }
 
-  /** A copy whose records' ranges are moved (follow-reuse.ts: an edit before them changed the text's length). */
+  /** A copy whose records' ranges are moved (an edit before them changed the text's length); it logs no more. */
   moved(shift: { range(range: SourceRange): SourceRange }): Unseen {
     const copy = new Unseen();
-    for (const [cause, c] of this.causes) copy.causes.set(cause, { ...c, first: shift.range(c.first), others: c.others.map((r) => shift.range(r)) });
+    for (const [cause, c] of this.causes) copy.causes.set(cause, { ...c, first: shift.range(c.first), others: c.others.map((r) => shift.range(r)), log: undefined });
+    return copy;
+  }
+
+  /**
+   * What `before` (a reading of an edited text up to offset `from` of this
+   * one's text) noted, then what this one noted from `from` on, moved by
+   * `shift`, each first occurrence of a cause at its line in the edited
+   * text (`lineOf`, 1-based, of an offset in this one's text): as `before`
+   * would have noted them reading on. Undefined when this one did not log
+   * them all.
+   */
+  spliced(before: Unseen, from: number, shift: { range(range: SourceRange): SourceRange }, lineOf: (offset: number) => number): Unseen | undefined {
+    const later: { readonly cause: string; readonly c: Cause; readonly k: number; readonly log: readonly number[] }[] = [];
+    for (const [cause, c] of this.causes) {
+      const log = c.log;
+      if (!log || this.logged < 0) return undefined;
+      const k = partitionPoint(c.count, (i) => (log[2 * i] as number) < from);
+      if (k < c.count) later.push({ cause, c, k, log });
+    }
+    const copy = before.clone();
+    // New causes in the order of their first occurrence after `from`, as a reading on would meet them.
+    later.sort((a, b) => (a.log[2 * a.k] as number) - (b.log[2 * b.k] as number));
+    for (const { cause, c, k, log } of later) {
+      for (let i = k; i < c.count; i++) {
+        const range = shift.range({ start: log[2 * i] as number, end: log[2 * i + 1] as number });
+        copy.note(cause, range, () => lineOf(log[2 * i] as number), c.noun, c.why, c.verb);
+      }
+    }
     return copy;
   }
 }

@@ -12,6 +12,7 @@ import { planCarry, type CarryPlan, type CarrySource } from './carry';
 import { lineLength, type SourceLine, type SourceRange } from '../text';
 import type { TranscriptInput } from '../transcript';
 import { incompleteLine } from './common';
+import { numbered } from '../numbered';
 
 /** One JSON value of the log: a line, or an element of a `.json` array. */
 export interface LogRecord {
@@ -43,7 +44,7 @@ export function parsedLine(line: SourceLine, ordinal: number, from: CarrySource 
   const same = from?.line && from.line.index === line.index - 1 ? line.same : undefined;
   const plan = planCarry(from, { length: length - bom, text, same });
   const parsed = parseTail(line, plan, from) ?? parseJson(text(), base, plan?.skip);
-  if (!parsed.ok) return { finding: line.unterminated ? incompleteLine(line) : invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`) };
+  if (!parsed.ok) return { finding: line.unterminated ? incompleteLine(line) : numbered(invalidJson(parsed.error.offset, range, `Line ${line.index + 1} is not valid JSON: ${parsed.error.message}`), 'line', line.index + 1, 'Line '.length) };
   const carried = plan && from && parsed.skippedIn && { plan, array: parsed.skippedIn, from };
   return { record: { node: parsed.node, range, ordinal, line: { text, base, source: line }, ...(carried && { carried }) } };
 }

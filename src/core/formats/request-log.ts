@@ -31,13 +31,13 @@ import { carriedMessages, homeOf } from './carried-message';
 import { carryMessages, carrySpans, exactWindow, isShallow, withExact, type CarrySource } from './carry';
 import type { ContextWindow, FormatId, Message, Rewrite } from '../model';
 import { sameValue } from '../same-value';
-import type { Shift } from '../shift';
 import { lineSlice, type SourceLine, type SourceRange } from '../text';
-import { readByLines, type LineReader, type ThreadInfo, type TranscriptEvent, type TranscriptInput } from '../transcript';
+import { readByLines, type LineReader, type ReaderSplice, type ThreadInfo, type TranscriptEvent, type TranscriptInput } from '../transcript';
 import { bodyOf } from './provider-common';
 import { lineAt, Unseen } from './common';
 import { isBlank, isWholeJson, parsedLine, wholeFileRecords, wholeJsonByName, type LogRecord, type RecordOrFinding } from './log-records';
 import { Threads } from './threads';
+import { numbered } from '../numbered';
 
 /** A request body read into a window. */
 export interface ParsedRequest {
@@ -132,7 +132,7 @@ class RequestLogLines implements LineReader {
     /** What the input asks of its reader: to be told each line's parsed value, windows without copies. */
     private readonly asked: Pick<TranscriptInput, 'parsed' | 'firstReadings'> = {},
     private readonly threads = new Threads(),
-    private readonly skips: Skips = { unseen: new Unseen() },
+    private readonly skips: Skips = { unseen: new Unseen(true) },
     private carry: CarrySource | undefined = undefined,
     private ordinal = 0,
   ) {}
@@ -152,25 +152,24 @@ class RequestLogLines implements LineReader {
     return this.skips.unseen.events();
   }
 
-  /**
-   * One thread in both, its last request (with the response) the window
-   * `next` was judged against, `after` more records read by `later`, no record
-   * skipped here nor by `later` before `next`'s line (those after it are kept
-   * with `later`'s reading).
-   */
-  sameState(later: LineReader, next: Rewrite, after: number): boolean {
-    if (!(later instanceof RequestLogLines) || later.codec.format !== this.codec.format || this.codec.fork || this.ordinal + after !== later.ordinal) return false;
+  /** One thread in both, its last request (with the response) the window `next` was judged against. */
+  sameState(later: LineReader, next: Rewrite): boolean {
+    if (!(later instanceof RequestLogLines) || later.codec.format !== this.codec.format || this.codec.fork) return false;
     const [mine, theirs] = [this.threads.only(), later.threads.only()];
-    if (!mine || !theirs || mine.id !== theirs.id || !this.skips.unseen.empty || !next.range || !later.skips.unseen.from(next.range.start)) return false;
+    if (!mine || !theirs || mine.id !== theirs.id || !next.range) return false;
     return sameValue(consumedWindow(mine.last), next.before);
   }
 
-  /** Its threads' last requests and responses moved, and what the next line may carry from. */
-  shifted(shift: Shift): LineReader {
+  /** Its threads' last requests and responses moved, what the next line may carry from, the records skipped before `splice.from` those of `before`. */
+  spliced(before: LineReader, splice: ReaderSplice): LineReader | undefined {
+    const { shift, lines } = splice;
+    const unseen = before instanceof RequestLogLines ? this.skips.unseen.spliced(before.skips.unseen, splice.from, shift, splice.line) : undefined;
+    if (!unseen) return undefined;
     const move = (e: LoggedExchange): LoggedExchange => ({ ...e, request: { ...e.request, window: shift.window(e.request.window) }, response: e.response.map((m) => shift.message(m)) });
     const from = this.carry;
-    const carry = from && { ...from, base: shift.offset(from.base), items: from.items.map((m) => shift.message(m)), ...(from.line && { line: shift.line(from.line) }) };
-    return new RequestLogLines(this.codec, this.asked, this.threads.moved(move), { unseen: this.skips.unseen.moved(shift) }, carry, this.ordinal);
+    const line = from?.line && (shift.identity && lines === 0 ? from.line : { ...from.line, offset: shift.offset(from.line.offset), index: from.line.index + lines });
+    const carry = from && { ...from, base: shift.offset(from.base), items: from.items.map((m) => shift.message(m)), ...(line && { line }) };
+    return new RequestLogLines(this.codec, this.asked, this.threads.moved(move), { unseen }, carry, this.ordinal + splice.records);
   }
 
   recordsRead(): number {
@@ -328,11 +327,9 @@ function threadInfo(id: number): ThreadInfo {
 }
 
 function unknownStateFinding(record: LogRecord, codec: ProviderCodec, reason: string): Finding {
-  return finding(
-    'server-state-pairing',
-    record.range,
-    `${codec.label} request ${record.ordinal} continues server-side state that this log does not hold (${reason}); it is checked on its own, not compared with the request before it`,
-  );
+  const at = `${codec.label} request `;
+  const message = `${at}${record.ordinal} continues server-side state that this log does not hold (${reason}); it is checked on its own, not compared with the request before it`;
+  return numbered(finding('server-state-pairing', record.range, message), 'record', record.ordinal, at.length);
 }
 
 /** Splits a record into its request body and logged response, or says why it is skipped. */
