@@ -26,6 +26,10 @@
  *   requests after the next are kept, not read again (core/follow-reuse.ts).
  * - `follow.edit.middle-line-typing`: 20 keys typed in the 150th line, a
  *   re-check after each (the mean), against full checks of the same texts.
+ * - `follow.edit.{line-break,delete-line}`: Enter pressed in a string of the
+ *   150th line and removed, in turn; the line deleted and pasted back, in
+ *   turn; least of 3 re-checks against the least of full checks of the same
+ *   texts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -203,7 +207,43 @@ function edits(): BenchResult[] {
     process.stderr.write(`follow edit of the ${name} of a ${(text.length / 1e6).toFixed(1)} MB log: re-check ${times.edit.map((t) => t.toFixed(0)).join(' / ')} ms CPU, full check ${times.full.map((t) => t.toFixed(0)).join(' / ')} ms (least of 3 counts)\n`);
     return result(`follow.edit.${name}`, Math.min(...times.edit), 'ms', Math.min(...times.full));
   });
-  return [...each, typing(text, lineStart(149), follower, () => ++version, request)];
+  const typedOn = typing(text, lineStart(149), follower, () => ++version, request);
+  return [...each, typedOn.result, ...lineEdits(typedOn.text, follower, () => ++version, request)];
+}
+
+/**
+ * Edits that add or remove a line in the 150th request: Enter pressed in a
+ * string of it and removed, in turn; the line deleted and pasted back, in
+ * turn (as the editor reports each: one change). Least of 3 re-checks
+ * against the least of full checks of the same texts, each printed.
+ */
+function lineEdits(start: string, follower: DocumentFollower, next: () => number, request: (t: string) => TranscriptRequest): BenchResult[] {
+  let text = start;
+  const lineStart = (n: number) => {
+    let at = 0;
+    for (let i = 0; i < n; i++) at = text.indexOf('\n', at) + 1;
+    return at;
+  };
+  const at = text.indexOf('"text":"', lineStart(149)) + '"text":"'.length + 2;
+  const [from, to] = [lineStart(149), lineStart(150)];
+  const deleted = text.slice(from, to);
+  const enter = (): TextChange => (text[at] === '\n' ? { from: at, removed: 1, inserted: '' } : { from: at, removed: 0, inserted: '\n' });
+  const deletion = (): TextChange => (text.slice(from, to) === deleted ? { from, removed: deleted.length, inserted: '' } : { from, removed: 0, inserted: deleted });
+  return ([['line-break', enter], ['delete-line', deletion]] as const).map(([name, change]) => {
+    const texts: string[] = [];
+    const edit = [0, 1, 2].map(() => {
+      const made = change();
+      text = `${text.slice(0, made.from)}${made.inserted}${text.slice(made.from + made.removed)}`;
+      texts.push(text);
+      const version = next();
+      follower.edited(version, made.from, made);
+      const edited = request(text);
+      return cpuMs(() => follower.check(edited, version, version));
+    });
+    const full = texts.map((t) => cpuMs(() => checkRequest(request(t))));
+    process.stderr.write(`follow edit ${name} in the 150th line: re-check ${edit.map((t) => t.toFixed(0)).join(' / ')} ms CPU, full check ${full.map((t) => t.toFixed(0)).join(' / ')} ms\n`);
+    return result(`follow.edit.${name}`, Math.min(...edit), 'ms', Math.min(...full));
+  });
 }
 
 /**
@@ -213,7 +253,7 @@ function edits(): BenchResult[] {
  * slowest re-check printed (each kept step used to be moved at most 4 times:
  * every fifth re-check read on to the end).
  */
-function typing(start: string, lineStart: number, follower: DocumentFollower, next: () => number, request: (t: string) => TranscriptRequest): BenchResult {
+function typing(start: string, lineStart: number, follower: DocumentFollower, next: () => number, request: (t: string) => TranscriptRequest): { result: BenchResult; text: string } {
   let text = start;
   const at = text.indexOf('"text":"', lineStart) + '"text":"'.length;
   const [edit, texts]: [number[], string[]] = [[], []];
@@ -229,7 +269,7 @@ function typing(start: string, lineStart: number, follower: DocumentFollower, ne
   const full = texts.map((t) => cpuMs(() => checkRequest(request(t))));
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   process.stderr.write(`follow edit typing in the middle line: re-checks ${edit.map((t) => t.toFixed(0)).join(' ')} ms CPU (mean ${mean(edit).toFixed(0)}, max ${Math.max(...edit).toFixed(0)}), full checks ${full.map((t) => t.toFixed(0)).join(' / ')} ms\n`);
-  return result('follow.edit.middle-line-typing', mean(edit), 'ms', mean(full));
+  return { result: result('follow.edit.middle-line-typing', mean(edit), 'ms', mean(full)), text };
 }
 
 async function main(): Promise<void> {
