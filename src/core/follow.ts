@@ -64,6 +64,9 @@ const MAX_CHECKPOINTS = 32;
  */
 const MAX_CHECKPOINT_LINES = 4 * 1024 * 1024;
 
+/** Checkpoints kept next to an edit that moved the text, and at the end of the file (`keptAfter`). */
+const MOVED_CHECKPOINTS = 2;
+
 export interface FollowOptions extends CheckOptions {
   /**
    * Stop reading at the line that takes the text past this many UTF-8 bytes,
@@ -178,8 +181,8 @@ export class Follower {
     const checkpoint = this.atEdit && (!last || this.atEdit.fed > last.fed) ? this.atEdit : last;
     if (!checkpoint) return false;
     this.reuse = this.reading && planReuse(this.reading, changes, this.fed, this.fedBytes, this.bom ? 1 : 0);
-    // Its checkpoints after the edit are kept by the splice too, when the edit kept the later offsets (moving each would cost a window).
-    Object.assign(this, { afterEdit: this.reuse?.shift.delta === 0 ? this.checkpoints.filter((c) => c.fed > at) : [], skip: 0 });
+    // Its checkpoints after the edit are kept by the splice too (moved, when the edit moved the text after it: only `MOVED_CHECKPOINTS`).
+    Object.assign(this, { afterEdit: this.reuse ? keptAfter(this.checkpoints.filter((c) => c.fed > at), this.reuse.shift.identity) : [], skip: 0 });
     const starts = LineIndex.fromStarts(checkpoint.reading.starts.lineStarts().slice(0, checkpoint.lineStarts));
     Object.assign(this, { checkpoints: kept, fed: checkpoint.fed, fedBytes: checkpoint.fedBytes, pending: '' });
     this.given = checkpoint.fed + (this.bom ? 1 : 0);
@@ -361,6 +364,17 @@ export class Follower {
     if (line.unterminated && total <= max) return;
     throw fileTooLarge(max);
   }
+}
+
+/**
+ * The checkpoints after an edit that the splice keeps: all when the edit kept
+ * the text's length, else the first and last `MOVED_CHECKPOINTS` (each moved
+ * costs a copy of its reading's last window: ~6 ms on a 20 MB log, a dozen at
+ * every key typed), so an edit near it or at the file's end reads from close.
+ */
+function keptAfter(checkpoints: readonly Checkpoint[], unmoved: boolean): Checkpoint[] {
+  const n = MOVED_CHECKPOINTS;
+  return unmoved || checkpoints.length <= 2 * n ? [...checkpoints] : [...checkpoints.slice(0, n), ...checkpoints.slice(-n)];
 }
 
 /**

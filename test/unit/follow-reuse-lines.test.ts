@@ -146,3 +146,26 @@ describe('a followed request log edited by lines, with lines that are no step be
     });
   }
 });
+
+describe('the checkpoints after an edit that moved the text', () => {
+  it('are kept, moved, next to the edit and at the end: an edit of the last line then reads from one after the first edit, for a line break, a deleted line and a word typed', () => {
+    let text = generated('anthropic', 60, 2).replace(/\n/g, (n, at: number) => (at % 7 === 0 ? `\n${SKIPPED}\n` : n));
+    const read: SourceLine[] = [];
+    const follower = new Follower('log.jsonl', { keepRewrites: true, tokens: false, rewindable: true, adapter: counting(adapterFor('anthropic')!, read) });
+    follower.read(text);
+    const lineStart = (t: string, n: number) => t.split('\n').slice(0, n).join('\n').length + 1;
+    for (const [first, second] of [['enter in a string', 'a word typed'], ['a line deleted', 'enter in a string'], ['a word typed', 'a line deleted']] as const) {
+      for (const [kind, pick] of [[first, 0.4], [second, 0.9999]] as const) {
+        const change = changeOf(text, kind, pick)!;
+        text = applied(text, change);
+        read.length = 0;
+        assert.ok(follower.rewind(change.from, [change]));
+        const from = follower.position;
+        assert.deepEqual(follower.append(text.slice(from)), checkTranscript({ file: 'log.jsonl', text }, { keepRewrites: true, tokens: false }), `${kind}`);
+        const line = text.slice(0, change.from).split('\n').length - 1;
+        // From a checkpoint at most ~64 KiB before the edit (never from before the first edit for the second), to the line after the next.
+        assert.ok(change.from - from <= 160 * 1024 && read.every((l) => l.offset < lineStart(text, line + 5)), `${kind}: read again from ${from} (the edit at ${change.from}), ${read.length} lines`);
+      }
+    }
+  });
+});
