@@ -26,6 +26,8 @@ import { Follower, type TextChange } from '../../src/core/follow';
 import { adapterFor } from '../../src/core/formats/registry';
 import type { SourceLine } from '../../src/core/text';
 import { counting } from './counting-reader';
+import { unmoved } from '../../src/core/shift';
+import { checkRequest, DocumentFollower, type TranscriptRequest } from '../../src/extension/engine';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-reuse-lines-'));
 
@@ -166,6 +168,26 @@ describe('the checkpoints after an edit that moved the text', () => {
         // From a checkpoint at most ~64 KiB before the edit (never from before the first edit for the second), to the line after the next.
         assert.ok(change.from - from <= 160 * 1024 && read.every((l) => l.offset < lineStart(text, line + 5)), `${kind}: read again from ${from} (the edit at ${change.from}), ${read.length} lines`);
       }
+    }
+  });
+});
+
+describe('in the editor', () => {
+  it('Enter pressed in a line and removed, a line deleted and pasted back: each re-check is a full check\'s, the later steps kept (moved, not read again)', () => {
+    let text = generated('openai-chat', 40, 3);
+    const request = (t: string): TranscriptRequest => ({ kind: 'transcript', file: 'log.jsonl', text: t, tokens: false, limits: {} });
+    const follower = new DocumentFollower();
+    follower.check(request(text), 1, -1);
+    const enter = changeOf(text, 'enter in a string', 0.3)!;
+    const line = changeOf(text, 'a line deleted', 0.5)!;
+    const back = (c: TextChange, t: string) => undoOf(t, c);
+    let version = 1;
+    for (const change of [enter, back(enter, applied(text, enter)), line, back(line, applied(text, line))]) {
+      text = applied(text, change);
+      follower.edited(++version, change.from, change);
+      const report = follower.check(request(text), version, version);
+      assert.deepEqual(report, checkRequest(request(text)), `version ${version}`);
+      assert.ok(report.steps.slice(-10).every((s) => unmoved(s) !== s), `version ${version}: the later steps kept`);
     }
   });
 });
