@@ -5,7 +5,8 @@
  * asserts) the times: the CLI's check of the same file, open → the document
  * in the extension host (VS Code's part) → the first report (ours), the
  * longest stall of the extension host while it checks, and a re-check after
- * an edit of the last line and of the middle line against the first check.
+ * an edit of the last line and of the middle line, and after Enter pressed in
+ * the middle line and removed, against the first check.
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -70,7 +71,7 @@ suite('a 20 MB request log', () => {
     await closeAll();
   });
 
-  test('open, then edits at its last and middle lines: each re-check gives the findings of a full check (times printed)', async function () {
+  test('open, then edits at its last and middle lines, Enter pressed in the middle line and removed: each re-check gives the findings of a full check (times printed)', async function () {
     this.timeout(300_000);
     const { sessions, checker, diagnostics } = await api();
     const file = bigLog();
@@ -111,27 +112,38 @@ suite('a 20 MB request log', () => {
     const checked = opened.report - opened.document;
 
     const editor = await vscode.window.showTextDocument(session.document);
-    const edit = async (line: number, what: string) => {
-      const text = editor.document.lineAt(line).text;
-      const at = text.indexOf(FIRST_ANSWER) + '"text":"'.length;
-      assert.ok(at >= '"text":"'.length);
+    /** An edit, then its re-check: from the checkpoint before it (the document still followed), the findings a full check's. */
+    const recheck = async (what: string, change: (b: vscode.TextEditorEdit) => void) => {
       const version = editor.document.version;
       const rewound = checker.stats.rewound;
       const meter = stallMeter();
       const begun = performance.now();
-      await editor.edit((b) => b.replace(new vscode.Range(line, at, line, at + 'the'.length), 'our'));
-      await waitFor(`the re-check after the edit of ${what}`, () => session.reportVersion > version, 120_000);
+      await editor.edit(change);
+      await waitFor(`the re-check after ${what}`, () => session.reportVersion > version, 120_000);
       const took = performance.now() - begun;
       const stall = meter.stop();
-      assert.equal(checker.stats.rewound, rewound + 1, `the re-check after the edit of ${what} read from the checkpoint before it`);
+      assert.equal(checker.stats.rewound, rewound + 1, `the re-check after ${what} read from the checkpoint before it`);
       const expected = checkRequest({ kind: 'transcript', file, text: editor.document.getText(), tokens: 'o200k_base', limits: {} });
-      assert.deepEqual(keys(session.report), keys(expected), `the findings after the edit of ${what} are those of a full check`);
-      const diagnostics = shown(diagnosticsOf(uri));
-      assert.ok(diagnostics.some((d) => d.startsWith(`prefix-mutated@${line}:`)), `the edit of ${what} is reported on it: ${diagnostics.join('\n')}`);
-      return { took, stall };
+      assert.deepEqual(keys(session.report), keys(expected), `the findings after ${what} are those of a full check`);
+      return { took, stall, diagnostics: shown(diagnosticsOf(uri)) };
+    };
+    const answer = (line: number) => editor.document.lineAt(line).text.indexOf(FIRST_ANSWER) + '"text":"'.length;
+    const edit = async (line: number, what: string) => {
+      const at = answer(line);
+      assert.ok(at >= '"text":"'.length);
+      const done = await recheck(`the edit of ${what}`, (b) => b.replace(new vscode.Range(line, at, line, at + 'the'.length), 'our'));
+      assert.ok(done.diagnostics.some((d) => d.startsWith(`prefix-mutated@${line}:`)), `the edit of ${what} is reported on it: ${done.diagnostics.join('\n')}`);
+      return done;
     };
     const last = await edit(299, 'the last line');
     const middle = await edit(199, 'line 200');
+    // Enter pressed in line 200's text, then the line break removed: the request cut in two lines that are not JSON, then whole again.
+    const at = editor.document.lineAt(199).text.indexOf(FIRST_ANSWER.replace('the', 'our')) + '"text":"our a'.length;
+    assert.ok(at >= '"text":"our a'.length, 'line 200 holds the edited answer');
+    const enter = await recheck('Enter pressed in line 200', (b) => b.insert(new vscode.Position(199, at), '\n'));
+    assert.ok(['invalid-json@199:', 'invalid-json@200:'].every((d) => enter.diagnostics.some((s) => s.startsWith(d))), `the cut request is reported: ${enter.diagnostics.join('\n')}`);
+    const joined = await recheck('the line break removed', (b) => b.delete(new vscode.Range(199, at, 200, 0)));
+    assert.ok(!joined.diagnostics.some((d) => d.startsWith('invalid-json@')) && joined.diagnostics.some((d) => d.startsWith('prefix-mutated@199:')), `line 200 whole again: ${joined.diagnostics.join('\n')}`);
 
     // The same file opened afresh gives the same diagnostics as the edits' re-checks.
     const edited = shown(diagnosticsOf(uri));
@@ -153,7 +165,8 @@ suite('a 20 MB request log', () => {
       `20 MB log (${(fs.statSync(file).size / 1e6).toFixed(1)} MB, 300 requests): CLI check ${ms(cli)} (target for the first diagnostics: ≤ ${ms(cli + 1000)}); ` +
         `open → tab ${ms(opened.tab - start)}, → first diagnostics ${ms(opened.diagnostics - start)} (checked from disk), → document in the extension host ${ms(opened.document - start)} (VS Code), ` +
         `→ its session's report ${ms(checked)} after the document; longest host stall while opening ${ms(openStall)}; ` +
-        `re-check after an edit: last line ${ms(last.took)} (stall ${ms(last.stall)}), line 200 ${ms(middle.took)} (stall ${ms(middle.stall)})`,
+        `re-check after an edit: last line ${ms(last.took)} (stall ${ms(last.stall)}), line 200 ${ms(middle.took)} (stall ${ms(middle.stall)}), ` +
+        `Enter in line 200 ${ms(enter.took)} (stall ${ms(enter.stall)}), the line break removed ${ms(joined.took)} (stall ${ms(joined.stall)})`,
     );
   });
 
