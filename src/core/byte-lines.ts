@@ -35,56 +35,78 @@ interface Previous {
  * How a line's whole text is made without its bytes (the buffer they were
  * read into is reused): its text, or the first `from` characters of an
  * earlier line's text followed by `rest`. A chain holding more characters
- * than its line (and a constant) is made into the text at once, so no line
- * keeps more than that alive: a request log's lines repeat a little of the
- * line before past what they share (the request's end, its response), so
- * that is one text made every few dozen lines.
+ * than its line and MAX_CHAIN_EXTRA is cut (`laterOrigin`), so no line keeps
+ * more than that alive past the line before's text: a request log's lines
+ * repeat a little of the line before past what they share (the request's end,
+ * its response), so that is one text made every dozen lines or so. A text
+ * made is one string of its own (`assemble`), not a rope of slices of the
+ * texts and rests before it, which would keep all of them alive behind it,
+ * and its line's rest is read from it (not kept twice).
  */
 interface Origin {
   text: string | undefined;
   before: Origin | undefined;
   readonly from: number;
-  readonly rest: string;
+  /** Its characters after `from` (dropped once `text` is made: the text's slice is the same characters). */
+  rest: string | undefined;
   readonly length: number;
   /** Characters held down the chain to a whole text. */
   readonly weight: number;
 }
 
-const MAX_CHAIN_EXTRA = 64 * 1024;
+/** Characters a chain may hold past its line's before it is cut (a copy of the line before is made). */
+const MAX_CHAIN_EXTRA = 16 * 1024;
 
 function wholeOrigin(text: string): Origin {
   return { text, before: undefined, from: 0, rest: '', length: text.length, weight: text.length };
 }
 
+/**
+ * The origin of a line that shares `from` characters with the line of
+ * `before`. A chain too heavy is cut at the line before: its text is made.
+ * That line is still held by whoever reads it, so a text made of this line
+ * would be a second copy beside its chain; this line's own text, when its
+ * chain is its rest after the line before's text (more than MAX_CHAIN_EXTRA
+ * past its length only when it re-writes much of that line's end), is made
+ * by the next line, once the line before is let go.
+ */
 function laterOrigin(before: Origin, from: number, rest: string): Origin {
+  const length = from + rest.length;
+  if (before.text === undefined && before.weight + rest.length > length + MAX_CHAIN_EXTRA) textOf(before);
   const weight = (before.text === undefined ? before.weight : before.length) + rest.length;
-  const origin: Origin = { text: undefined, before, from, rest, length: from + rest.length, weight };
-  if (weight > origin.length + MAX_CHAIN_EXTRA) textOf(origin);
-  return origin;
+  return { text: undefined, before, from, rest, length, weight };
 }
 
 function textOf(origin: Origin): string {
   if (origin.text === undefined) {
     origin.text = assemble(origin);
     origin.before = undefined;
+    // Its line's rest is read from the text from now on: kept as well, it would be the same characters twice.
+    origin.rest = undefined;
   }
   return origin.text;
 }
 
-/** The text down the chain: each line's rest past what the line after it keeps of it. */
+/**
+ * The text down the chain: each line's rest past what the line after it keeps
+ * of it, joined into one flat string (`join` copies; `+` would make a rope
+ * whose first part, a slice, keeps the older text whole, and V8 flattens a
+ * rope only when it is read into).
+ */
 function assemble(origin: Origin): string {
   const tails: string[] = [];
   let need = origin.length;
   let at = origin;
   while (at.text === undefined) {
-    if (need > at.from) tails.push(at.rest.slice(0, need - at.from));
+    if (need > at.from) tails.push((at.rest as string).slice(0, need - at.from));
     need = Math.min(need, at.from);
     // A chain ends in a whole text.
     at = at.before as Origin;
   }
-  let out = at.text.slice(0, need);
-  for (let i = tails.length - 1; i >= 0; i--) out += tails[i];
-  return out;
+  const head = at.text.slice(0, need);
+  if (tails.length === 0) return head;
+  tails.push(head);
+  return tails.reverse().join('');
 }
 
 /** A buffer reused from line to line, grown as needed: the previous line's bytes (`keep`), a line's bytes read so far (`add`). */
@@ -224,7 +246,9 @@ function restLine(origin: Origin, at: Place, same: number): SourceLine {
     index: at.index,
     ...(at.unterminated && { unterminated: true as const }),
     same,
-    rest: { from: origin.from, text: origin.rest },
+    get rest() {
+      return { from: origin.from, text: origin.rest ?? (origin.text as string).slice(origin.from) };
+    },
   };
 }
 

@@ -126,6 +126,29 @@ test("lines that repeat the line before and a long end of their own: the texts' 
   assert.ok(peak < 1.5 * largest + 64 * 1024, `peak ${peak} bytes for lines of ${largest} characters`);
 });
 
+test("lines that each re-write the end of the line before (a request log's last response): the texts' chain holds a line and at most 16 K characters more", () => {
+  // Line k: line k - 1 without its last 1,000 characters, then 3,000 of its own: each rest repeats a little of the line
+  // before, so the chain grows faster than its line and is made into a text every few lines.
+  const lines: string[] = [];
+  for (let k = 0, line = ''; k < 100; k++) lines.push((line = `${line.slice(0, Math.max(0, line.length - 1000))}${prose(k, 3000).slice(0, 3000)}`));
+  const chunks = lines.map((line) => Buffer.from(`${line}\n`));
+  for (const line of linesFromBytes(chunks)) void line; // the reader's code compiled before the heap is taken
+  const base = heapUsed();
+  let last: SourceLine | undefined;
+  let peak = 0;
+  let largest = 0;
+  for (const line of linesFromBytes(chunks)) {
+    largest = Math.max(largest, (line.rest?.from ?? 0) + (line.rest?.text.length ?? line.text.length));
+    last = line;
+    peak = Math.max(peak, heapUsed() - base);
+  }
+  assert.equal(last?.text, lines.at(-1));
+  // The line before's text is made, one string of its own, once the chain holds 16 K characters more than its line:
+  // ~1.1 times the line here (201 K characters). Texts made as ropes (a slice of the text before and the rests since,
+  // all kept alive behind it) and chains of up to 64 K characters more held ~1.55 times.
+  assert.ok(peak < largest + 48 * 1024, `peak ${peak} bytes for lines of ${largest} characters`);
+});
+
 test('a render let go after two turns is measured as it was: its length and tokens kept per message', () => {
   const cache = new RenderCache();
   const counter = createTokenCounter('o200k_base');
