@@ -17,8 +17,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
 import fc from 'fast-check';
 import { generateLog, type LogFormat } from '../../bench/generate';
 import { checkTranscript, checkTranscriptWith } from '../../src/core/check';
@@ -31,6 +29,7 @@ import { readRequestLog, type ProviderCodec } from '../../src/core/formats/reque
 import { inputFromFile, inputFromText } from '../../src/core/io';
 import type { ContextWindow, Message } from '../../src/core/model';
 import type { FormatAdapter, TranscriptInput } from '../../src/core/transcript';
+import { settledHeap } from './settled-heap';
 
 type Json = Record<string, unknown>;
 
@@ -160,23 +159,14 @@ test('a carried window holds message places, not message objects: at most RECENT
   }
 });
 
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
-function heapUsed(): number {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
-
 /** The heap the last window of a log of `requests` holds, and its messages. */
 function lastWindowHeap(requests: number): { heap: number; messages: number } {
   const lines = benchLines('anthropic', requests, 11);
   const text = `${lines.join('\n')}\n`;
   lines.length = 0;
-  const before = heapUsed();
+  const before = settledHeap();
   let window: ContextWindow | undefined = lastWindowOf('anthropic', text);
-  const heap = heapUsed() - before;
+  const heap = settledHeap() - before;
   const messages = window.messages.length;
   window = undefined;
   return { heap, messages };
@@ -186,9 +176,12 @@ test('what a carried window holds per message is bounded (a message object with 
   // Many small messages: what is held per message, not their texts (the lines are the file's), is what counts. Each size read once before, so that its code is compiled.
   lastWindowHeap(200);
   lastWindowHeap(400);
-  const small = lastWindowHeap(200);
-  const large = lastWindowHeap(400);
-  const perMessage = (large.heap - small.heap) / (large.messages - small.messages);
+  // The least of two rounds: compiled code and a loaded machine's GC timing add to one round, never to what the window holds.
+  const rounds = [0, 1].map(() => {
+    const [small, large] = [lastWindowHeap(200), lastWindowHeap(400)];
+    return { perMessage: (large.heap - small.heap) / (large.messages - small.messages), more: large.messages - small.messages };
+  });
+  const { perMessage, more } = rounds.reduce((a, b) => (a.perMessage <= b.perMessage ? a : b));
   // ~220-290 bytes a message kept as its place (the object, its numbers, its places in the arrays that hold it); ~550 as a message object with its compact blocks (the code before carried-message.ts).
-  assert.ok(perMessage < 430, `${perMessage.toFixed(0)} bytes a carried message (${large.messages - small.messages} messages more)`);
+  assert.ok(perMessage < 430, `${perMessage.toFixed(0)} bytes a carried message (${more} messages more)`);
 });
