@@ -1,6 +1,7 @@
 /**
  * The bench's memory probe, one home for `bench/measure.ts memory` and the
- * unit test that bounds a request log's live heap (request-log-memory.test.ts).
+ * unit test that bounds a request log's live heap (request-log-memory.test.ts);
+ * its settled heap (`inUse`) is the memory tests' too (test/unit/settled-heap.ts).
  */
 import * as fs from 'node:fs';
 import { checkTranscript, resolveAdapter } from '../src/core/check';
@@ -35,7 +36,7 @@ export interface LiveHeap {
  * typed arrays of more than 64 bytes: the reader's chunk and line slot, a
  * line's character marks, a request log's carried spans).
  */
-function inUse(gc: () => void): { heap: number; external: number } {
+export function inUse(gc: () => void): { heap: number; external: number } {
   // Until a GC frees no more (at most MAX_GCS): with nothing run in between, what a further GC frees was not live.
   // At some lines of a bench log one GC left 0.2-0.4 MB that a second freed, and at others two left ~150 KB of
   // code space that a third freed (dead optimised code: `v8.getHeapSpaceStatistics`); the peak was often such a line.
