@@ -16,8 +16,12 @@
  *    its own against the full re-check. `--live-only` runs just these.
  * 4. The inspector webview (bench/webview.ts) and the session view
  *    (bench/session-view.ts), unless `--engine-only`.
+ * 5. A 20 MB request log in the real VS Code (bench/vscode.ts, code-server),
+ *    unless `--engine-only`: first diagnostics, re-checks after edits,
+ *    keystrokes with and without the extension.
  *
- * `--request-log-only` runs just 1, `--guard-only` just 2 (the `guard-10k.*` entries).
+ * `--request-log-only` runs just 1, `--guard-only` just 2 (the `guard-10k.*` entries),
+ * `--vscode-only` just 5.
  *
  * Every engine measurement runs in a fresh child process (bench/measure.ts).
  * Results are merged into bench/results.json (see bench/results.ts) and printed.
@@ -219,6 +223,18 @@ async function inspectorResults(): Promise<void> {
   }
 }
 
+/** The real VS Code's numbers (bench/vscode.ts); skipped with a note when code-server or Chromium cannot start here. */
+async function vscodeResults(): Promise<void> {
+  try {
+    const { benchVscode } = await import('./vscode');
+    const entries = await benchVscode();
+    removeResults(['vscode.']);
+    addResult(entries);
+  } catch (error) {
+    process.stdout.write(`VS Code bench not run: ${(error as Error).message.split('\n')[0]}\n`);
+  }
+}
+
 /** Replaces the entries under `prefixes` with `entries` and prints them. */
 function refreshOnly(prefixes: readonly string[], entries: BenchResult[]): void {
   removeResults(prefixes);
@@ -235,10 +251,17 @@ async function main(): Promise<void> {
   ];
   const chosen = only.find(([flag]) => process.argv.includes(flag));
   if (chosen) return refreshOnly(chosen[1], chosen[2]());
+  if (process.argv.includes('--vscode-only')) {
+    await vscodeResults();
+    return void process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('vscode.')))}\n`);
+  }
   const entries = [...requestLogResults(), ...guardResults(), ...liveResults(), ...hostileResults(process.argv.includes('--quick'))];
   removeResults(OWN_PREFIXES);
   addResult(entries);
-  if (!process.argv.includes('--engine-only')) await inspectorResults();
+  if (!process.argv.includes('--engine-only')) {
+    await inspectorResults();
+    await vscodeResults();
+  }
   process.stdout.write(`\n${formatTable(readResults())}\n\nwrote bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 

@@ -9,6 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
+import { recordTimes } from '../../../bench/vscode-record';
 import { launchChromium, newWorkbenchPage } from '../../../scripts/vscode/browser';
 import { REPO_ROOT, startCodeServer, workbenchUrl, type RunningCodeServer } from '../../../scripts/vscode/codeServer';
 
@@ -282,7 +283,9 @@ test('typing in a 20 MB request log while it is checked: keystroke → painted a
     return `median ${Math.round(ms[ms.length >> 1] ?? NaN)} ms, max ${Math.round(ms[ms.length - 1] ?? NaN)} ms over ${ms.length}`;
   };
   assert.ok(during.length > 0 && baseline.length > 0 && small.length > 0, 'keystrokes were seen painted');
-  console.log(
+  recordTimes(
+    'big-log.keystrokes',
+    { withExtension: during.map((k) => k.ms), withoutExtension: baseline.map((k) => k.ms), smallFile: small.map((k) => k.ms) },
     `keystroke → painted in the 20.9 MB log: while "Prefix Lens: checking" showed ${stat(during.filter((k) => k.checking))}, ` +
       `the other keys ${stat(during.filter((k) => !k.checking))}; the same log in VS Code without the extension ${stat(baseline)}; ` +
       `a small plain file ${stat(small)}`,

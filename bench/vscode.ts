@@ -1,0 +1,94 @@
+/**
+ * The 20 MB request log in the real VS Code (issue 14), as `vscode.*` entries
+ * of `npm run bench`, each against a baseline measured in the same run:
+ *
+ * - open → first diagnostics, against the CLI's check of the same file + 1 s;
+ * - each re-check after an edit (the last line, line 200, Enter pressed in
+ *   line 200, the line break removed), against a full check of the same text
+ *   in the same extension host (least of two): the re-check costs what the
+ *   edit changed;
+ * - keystroke → painted while the log is checked, against the same keys in the
+ *   same log in the same VS Code without the extension (median and max), and
+ *   against the 50 ms target itself.
+ *
+ * The times come from the suites that assert what these scenarios do
+ * (test/vscode/suite/big-log.test.ts in code-server's extension host,
+ * test/vscode/ui/run.ts's typing scenario in the workbench page), run alone
+ * with `PREFIX_LENS_BENCH_OUT` set (bench/vscode-record.ts): the bench times
+ * exactly what the tests check; a scenario that fails gives no entries, and the bench says why.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { buildExtensionTests } from '../scripts/vscode/buildTests';
+import { result, type BenchResult } from './results';
+import { BENCH_OUT_VARIABLE, type Times, type TimesRecord } from './vscode-record';
+
+const ROOT = path.resolve(__dirname, '..');
+/** The issue's keystroke target. */
+const KEYSTROKE_MS = 50;
+/** How much later than the CLI's check the first diagnostics may come. */
+const FIRST_DIAGNOSTICS_SLACK_MS = 1000;
+
+/** Runs `command` in the repository with the bench's output file named; throws with its exit code if it fails. */
+function run(what: string, command: string, args: readonly string[], out: string): void {
+  const done = spawnSync(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, [BENCH_OUT_VARIABLE]: out } });
+  if (done.status !== 0) throw new Error(`${what} failed (exit ${done.status ?? done.signal})`);
+}
+
+function readRecords(out: string): Map<string, Times> {
+  const lines = fs.existsSync(out) ? fs.readFileSync(out, 'utf8').split('\n').filter(Boolean) : [];
+  return new Map(lines.map((line) => JSON.parse(line) as TimesRecord).map((r) => [r.scenario, r.times]));
+}
+
+const one = (times: Times, key: string): number => {
+  const value = times[key];
+  if (typeof value !== 'number') throw new Error(`the scenario recorded no ${key}`);
+  return value;
+};
+
+const list = (times: Times, key: string): readonly number[] => {
+  const value = times[key];
+  if (!Array.isArray(value) || value.length === 0) throw new Error(`the scenario recorded no ${key}`);
+  return value;
+};
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
+const max = (xs: readonly number[]) => Math.max(...xs);
+
+/** The entries of the extension host's scenario: the open, then the four edits. */
+export function openAndEditResults(times: Times): BenchResult[] {
+  const edits = ['lastLine', 'line200', 'enter', 'lineBreakRemoved'];
+  return [
+    result('vscode.20mb.first-diagnostics', one(times, 'firstDiagnostics'), 'ms', one(times, 'cli') + FIRST_DIAGNOSTICS_SLACK_MS),
+    ...edits.map((edit) => result(`vscode.20mb.recheck.${edit}`, one(times, `${edit}.recheck`), 'ms', one(times, `${edit}.full`))),
+  ];
+}
+
+/** The entries of the typing scenario: with the extension against VS Code alone, and against the target. */
+export function keystrokeResults(times: Times): BenchResult[] {
+  const [withExtension, alone] = [list(times, 'withExtension'), list(times, 'withoutExtension')];
+  return [
+    result('vscode.20mb.keystroke.median', median(withExtension), 'ms', median(alone)),
+    result('vscode.20mb.keystroke.max', max(withExtension), 'ms', max(alone)),
+    result('vscode.20mb.keystroke.median-vs-target', median(withExtension), 'ms', KEYSTROKE_MS),
+    result('vscode.20mb.keystroke.max-vs-target', max(withExtension), 'ms', KEYSTROKE_MS),
+    result('vscode.20mb.keystroke.without-extension.max-vs-target', max(alone), 'ms', KEYSTROKE_MS),
+  ];
+}
+
+/** Runs both scenarios in code-server (the extension and its tests built first) and gives their entries. */
+export async function benchVscode(): Promise<BenchResult[]> {
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-bench-vscode-')), 'times.jsonl');
+  await buildExtensionTests();
+  run('the 20 MB log suite', path.join(ROOT, 'node_modules', '.bin', 'vscode-test'), ['--grep', 'open, then edits at its last and middle lines'], out);
+  run('the typing scenario', process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-name-pattern', 'typing in a 20 MB request log', path.join('test', 'vscode', 'ui', 'run.ts')], out);
+  const records = readRecords(out);
+  const scenario = (name: string) => {
+    const times = records.get(name);
+    if (!times) throw new Error(`the scenario ${name} recorded nothing`);
+    return times;
+  };
+  return [...openAndEditResults(scenario('big-log.open-and-edits')), ...keystrokeResults(scenario('big-log.keystrokes'))];
+}
