@@ -208,32 +208,28 @@ function liveResults(): BenchResult[] {
   });
 }
 
-/** The inspector's numbers (bench/webview.ts, headless Chromium); skipped with a note when it cannot run here. */
-async function inspectorResults(): Promise<void> {
+/**
+ * A benchmark in headless Chromium (and code-server): its entries replace those under `prefix`;
+ * where it cannot run here (no browser, no code-server, a scenario that failed), a note says why.
+ */
+async function browserBench(what: string, prefix: string, run: () => Promise<BenchResult[]>): Promise<void> {
   try {
-    const { benchWebview } = await import('./webview');
-    const entries = await benchWebview();
-    removeResults(['inspector.']);
+    const entries = await run();
+    removeResults([prefix]);
     addResult(entries);
-    const { benchSessionView } = await import('./session-view');
-    removeResults(['session-view.']);
-    addResult(await benchSessionView());
   } catch (error) {
-    process.stdout.write(`inspector bench skipped: ${(error as Error).message.split('\n')[0]}\n`);
+    process.stdout.write(`${what} bench not run: ${(error as Error).message.split('\n')[0]}\n`);
   }
 }
 
-/** The real VS Code's numbers (bench/vscode.ts); skipped with a note when code-server or Chromium cannot start here. */
-async function vscodeResults(): Promise<void> {
-  try {
-    const { benchVscode } = await import('./vscode');
-    const entries = await benchVscode();
-    removeResults(['vscode.']);
-    addResult(entries);
-  } catch (error) {
-    process.stdout.write(`VS Code bench not run: ${(error as Error).message.split('\n')[0]}\n`);
-  }
+/** The inspector's and the session view's numbers (bench/webview.ts, bench/session-view.ts). */
+async function webviewResults(): Promise<void> {
+  await browserBench('inspector', 'inspector.', async () => (await import('./webview')).benchWebview());
+  await browserBench('session view', 'session-view.', async () => (await import('./session-view')).benchSessionView());
 }
+
+/** The 20 MB log in the real VS Code (bench/vscode.ts). */
+const vscodeResults = () => browserBench('VS Code', 'vscode.', async () => (await import('./vscode')).benchVscode());
 
 /** Replaces the entries under `prefixes` with `entries` and prints them. */
 function refreshOnly(prefixes: readonly string[], entries: BenchResult[]): void {
@@ -259,7 +255,7 @@ async function main(): Promise<void> {
   removeResults(OWN_PREFIXES);
   addResult(entries);
   if (!process.argv.includes('--engine-only')) {
-    await inspectorResults();
+    await webviewResults();
     await vscodeResults();
   }
   process.stdout.write(`\n${formatTable(readResults())}\n\nwrote bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
