@@ -39,10 +39,13 @@ describe('bench/vscode', () => {
 
   it('the open is compared with the CLI + 1 s, each re-check with a full check of its text', () => {
     const edits = ['lastLine', 'line200', 'enter', 'lineBreakRemoved'];
-    const times = { cli: 500, firstDiagnostics: 1200, ...Object.fromEntries(edits.flatMap((e, i) => [[`${e}.recheck`, 10 * (i + 1)], [`${e}.full`, 400]])) };
+    const times = { cli: 500, firstDiagnostics: 1200, ...Object.fromEntries(edits.flatMap((e, i) => [[`${e}.recheck`, 10 * (i + 1)], [`${e}.roundTrip`, 100 * (i + 1)], [`${e}.full`, 400]])) };
     const entries = openAndEditResults(times);
     assert.deepEqual(entries[0], { name: 'vscode.20mb.first-diagnostics', value: 1200, unit: 'ms', baseline: 1500, ratio: 0.8 });
-    assert.deepEqual(entries.slice(1).map((e) => [e.name, e.value, e.baseline]), edits.map((e, i) => [`vscode.20mb.recheck.${e}`, 10 * (i + 1), 400]));
+    assert.deepEqual(
+      entries.slice(1).map((e) => [e.name, e.value, e.baseline]),
+      edits.flatMap((e, i) => [[`vscode.20mb.recheck.${e}`, 10 * (i + 1), 400], [`vscode.20mb.edit-to-report.${e}`, 100 * (i + 1), 400]]),
+    );
     assert.throws(() => openAndEditResults({ cli: 500 }), /recorded no firstDiagnostics/);
   });
 

@@ -229,6 +229,9 @@ const watchKeys = () =>
     );
   });
 
+/** Keys typed in each file: 12 in the suite; `npm run bench` types more (bench/vscode.ts), for steadier medians. */
+const KEYS = Number(process.env.PREFIX_LENS_BENCH_KEYS ?? 12);
+
 async function typed(keys: number, gapMs: number): Promise<{ ms: number; checking: boolean }[]> {
   await watchKeys();
   for (let i = 0; i < keys; i++) {
@@ -253,12 +256,12 @@ test('typing in a 20 MB request log while it is checked: keystroke → painted a
 
   await openWorkbench(plain, 'notes');
   await page.locator('.monaco-editor .view-lines').first().click();
-  const small = await typed(12, 120);
+  const small = await typed(KEYS, 120);
 
   await openWorkbench(alone, 'request', false);
   await page.locator('.monaco-editor .view-lines').first().click();
   await page.keyboard.press('Control+Home');
-  const baseline = await typed(12, 120);
+  const baseline = await typed(KEYS, 120);
   await runCommand('File: Revert File');
 
   await openWorkbench(big, 'request');
@@ -272,7 +275,7 @@ test('typing in a 20 MB request log while it is checked: keystroke → painted a
   // one key, then keys typed while that check runs.
   await page.keyboard.type('x');
   await page.locator('.statusbar-item', { hasText: 'Prefix Lens: checking' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
-  const during = await typed(12, 120);
+  const during = await typed(KEYS, 120);
   // VS Code asked for the lenses again once the keys paused (375 ms); the edit's re-check had not answered yet.
   assert.ok((await lenses.count()) > 0, 'the CodeLens stays while the edits wait for their re-check');
   await runCommand('File: Revert File');
