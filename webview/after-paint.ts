@@ -1,42 +1,66 @@
 /**
- * Work the inspector leaves for when the browser is idle after the frame that
- * shows a step, so the step's own frame carries only what it must paint.
+ * Work the inspector leaves for after the frame that shows a step, so the
+ * step's own frame carries only what it must paint.
  */
 
 /** What may wait for the paint, by kind (a later one of a kind replaces the earlier). */
 export type AfterPaintKind = 'pairs' | 'timeline' | 'heights' | 'texts';
 
+/**
+ * Kinds that must be done before the next step arrives, not whenever the browser is idle: a task of
+ * background priority right after the frame. While steps follow each other (`]` held, or the bench)
+ * the panel gets no idle period between them: each idle callback then ran at its timeout, after the
+ * next step had already paid for the work in its own message task.
+ */
+const SOON: ReadonlySet<AfterPaintKind> = new Set<AfterPaintKind>(['texts']);
+
+/** Chromium's task scheduler (`scheduler.postTask`), not in TypeScript's DOM library. */
+interface TaskScheduler {
+  postTask(task: () => void, options: { priority: 'background' }): Promise<unknown>;
+}
+
+/** Runs `task` after the tasks waiting now (the frame's, the page's own): background priority where the browser has it. */
+function postBackground(task: () => void): void {
+  const scheduler = (globalThis as { scheduler?: Partial<TaskScheduler> }).scheduler;
+  if (typeof scheduler?.postTask === 'function') void scheduler.postTask(task, { priority: 'background' });
+  else setTimeout(task, 0);
+}
+
 export class AfterPaint {
-  private readonly waiting = new Map<AfterPaintKind, () => void>();
+  private readonly idle = new Map<AfterPaintKind, () => void>();
+  private readonly soon = new Map<AfterPaintKind, () => void>();
 
   /**
-   * Runs `work` when the browser is idle after the next frame (at most 100 ms
-   * later); a later `work` of the same kind replaces it.
+   * Runs `work` after the next frame: when the browser is idle (at most 100 ms later), or for the
+   * `SOON` kinds in a background task right after it; a later `work` of the same kind replaces it.
    */
   run(kind: AfterPaintKind, work: () => void): void {
-    if (this.waiting.size === 0) {
-      requestAnimationFrame(() => requestIdleCallback(() => this.flush(), { timeout: 100 }));
+    const waiting = SOON.has(kind) ? this.soon : this.idle;
+    if (waiting.size === 0) {
+      if (waiting === this.soon) requestAnimationFrame(() => postBackground(() => flush(this.soon)));
+      else requestAnimationFrame(() => requestIdleCallback(() => flush(this.idle), { timeout: 100 }));
     }
-    this.waiting.set(kind, work);
+    waiting.set(kind, work);
   }
 
   /** Forgets the waiting work of this kind (it is being done now instead). */
   drop(kind: AfterPaintKind): void {
-    this.waiting.delete(kind);
+    this.idle.delete(kind);
+    this.soon.delete(kind);
   }
+}
 
-  private flush(): void {
-    const works = [...this.waiting.values()];
-    this.waiting.clear();
-    for (const work of works) work();
-  }
+function flush(waiting: Map<AfterPaintKind, () => void>): void {
+  const works = [...waiting.values()];
+  waiting.clear();
+  for (const work of works) work();
 }
 
 /**
  * A pane text spliced from the step shown before (`applyStepEdit`) is, in V8, a rope of the parts it was
  * joined from: the first read by position copies it into one string. Unread, that copy (1.4 MB per side
- * of a 10k-message window, ~0.7 ms each) would fall in the next step's splice, which slices it. Read
- * once when idle after the paint; only the time it is copied changes, never the text.
+ * of a 10k-message window, 0.3-0.5 ms each) would fall in the next step's splice, which slices it. Read
+ * once right after the paint; only the time it is copied changes, never the text.
  */
 export function settle(text: string): void {
   text.charCodeAt(0);

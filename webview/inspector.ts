@@ -228,7 +228,7 @@ class Inspector {
     );
     // Measured before the Tool pairs list is built (the page's layout is still the painted one).
     this.afterPaint.run('heights', () => this.steady.forEach((s) => s.keep()));
-    // The step's texts, spliced from the last step's, read once when idle (see `settle`), not when the next step splices them.
+    // The step's texts, spliced from the last step's, read once right after the paint (see `settle`), not when the next step splices them.
     this.afterPaint.run('texts', () => [detail.before.text, after.text].forEach(settle));
     // The Tool pairs tab lists up to 300 of the step's ~10k pairs: built once the step is painted.
     this.afterPaint.run('pairs', () => this.listPairs(pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id))));
