@@ -9,6 +9,7 @@ export interface TraceEvent {
   readonly ts: number;
   readonly dur?: number;
   readonly tdur?: number;
+  readonly args?: Record<string, unknown>;
 }
 
 /** The events of a trace (Chromium writes either a bare array or `{ traceEvents }`). */

@@ -100,7 +100,18 @@ const UNTIMED_TASK_US = 50;
 async function tracedWork(harness: Harness, page: Page, act: () => Promise<unknown>): Promise<number> {
   await harness.browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
   await act();
-  const events = traceEvents(await harness.browser.stopTracing());
+  const { counted } = stepTasks(traceEvents(await harness.browser.stopTracing()));
+  return counted.reduce((sum, e) => sum + (e.tdur ?? e.dur ?? 0), 0) / 1000;
+}
+
+/** A traced step's main-thread tasks (see stepWork): those counted, from the message's to `frame`, the first that paints after it. */
+export interface StepTasks {
+  readonly counted: readonly TraceEvent[];
+  readonly frame: TraceEvent;
+  readonly onMain: (e: TraceEvent) => boolean;
+}
+
+export function stepTasks(events: readonly TraceEvent[]): StepTasks {
   const received = events.filter((e) => e.name === 'pl-step-received').at(-1);
   const painted = events.filter((e) => e.name === 'pl-step-painted').at(-1);
   if (!received || !painted) throw new Error('the trace has no step marks');
@@ -112,7 +123,7 @@ async function tracedWork(harness: Harness, page: Page, act: () => Promise<unkno
   // Chromium leaves the thread time out of some tasks of 2-3 µs: those count their wall time.
   const counted = tasks.filter((e) => e.ts <= frame.ts);
   if (counted.some((e) => e.tdur === undefined && (e.dur ?? 0) > UNTIMED_TASK_US)) throw new Error('the trace has no thread times for the step');
-  return counted.reduce((sum, e) => sum + (e.tdur ?? e.dur ?? 0), 0) / 1000;
+  return { counted, frame, onMain };
 }
 
 /** The issue's targets for a step shown (ms). */
