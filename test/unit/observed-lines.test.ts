@@ -1,11 +1,13 @@
 /**
  * What a check keeps per line that is not the engine's (issue 12, "bounded
  * memory"): the tracked lines are an iterator of their own, read as the
- * generator they replace (observed-lines.ts), and a tally's window starts are
- * numbers, not an object per window (file-threads.ts).
+ * generator they replace (observed-lines.ts), as are the memory probe's sampled
+ * lines, and a tally's window starts are numbers, not an object per window
+ * (file-threads.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sampledInput } from '../../bench/memory-probe';
 import { ThreadTally } from '../../src/core/file-threads';
 import type { ContextWindow } from '../../src/core/model';
 import { observedLines } from '../../src/core/observed-lines';
@@ -79,4 +81,14 @@ test("a tally's window starts take two numbers a window, not an object: 100,000 
     threaded.map((r) => r.thread),
     ['thread 2', 'main', 'main', 'thread 2'],
   );
+});
+
+test("the memory probe's sampled lines are an iterator, not a generator (a suspended generator's stale register kept a line the check had let go), each sampled before it is handed on", () => {
+  const log: string[] = [];
+  const input = { file: 'x.jsonl', text: () => '', bytes: () => new Uint8Array(), lines: source(3, log) };
+  const lines = sampledInput(input, () => log.push('sampled')).lines();
+  assert.notEqual(Object.prototype.toString.call(lines), '[object Generator]');
+  assert.deepEqual(log, [], 'nothing read before the first line is asked for');
+  assert.deepEqual([...lines].map((line) => line.index), [0, 1, 2]);
+  assert.deepEqual(log, ['start', 'line 0', 'sampled', 'line 1', 'sampled', 'line 2', 'sampled', 'closed']);
 });
