@@ -7,6 +7,7 @@
  * in an info finding with the count and the first location.
  */
 import { finding, type Finding, type RelatedLocation } from './findings';
+import { CarriedMessage } from './formats/carried-message';
 import type { JsonNode, JsonObject } from './json/parse';
 import { CARRIED_FROM, type ContextWindow, type FormatId, type Message, type OpaqueBlock } from './model';
 import type { Shift } from './shift';
@@ -117,16 +118,21 @@ function shown(name: string): string {
  * at line starts, to read an edited file again from there).
  */
 class Walked {
+  /** This walk's number, for the marks it leaves in carried messages (a number: a message keeps no walk alive). */
+  private readonly id = ++walks;
+  /** The marks of the messages that keep none themselves. */
   private readonly own = new WeakMap<Message, number>();
   private count = 0;
   constructor(private before: WalkedSet[] = []) {}
 
   has(message: Message): boolean {
-    return this.own.has(message) || this.before.some((set) => set.has(message));
+    return markOf(message, this.id, this.own) !== undefined || this.before.some((set) => set.has(message));
   }
 
   add(message: Message): void {
-    this.own.set(message, ++this.count);
+    const at = ++this.count;
+    // A request log's carried messages keep the mark themselves; any other message (or one another walk marked) in `own`.
+    if (!(message instanceof CarriedMessage && message.markWalked(this.id, at))) this.own.set(message, at);
   }
 
   /**
@@ -144,8 +150,9 @@ class Walked {
    * forks of forks, one more each time it is read again from a checkpoint).
    */
   fork(): Walked {
-    const [own, upTo] = [this.own, this.count];
-    const before = this.count === 0 ? [...this.before] : [...this.before, { has: (message: Message) => (own.get(message) ?? Infinity) <= upTo }];
+    // Not `this`: a fork keeps its origin's marks, not the sets its origin looks up (forks of forks would keep them all).
+    const [id, own, upTo] = [this.id, this.own, this.count];
+    const before = this.count === 0 ? [...this.before] : [...this.before, { has: (message: Message) => (markOf(message, id, own) ?? Infinity) <= upTo }];
     return new Walked(capped(before));
   }
 }
@@ -160,6 +167,14 @@ function capped(sets: WalkedSet[]): WalkedSet[] {
 }
 
 type WalkedSet = { has(message: Message): boolean };
+
+/** Where walk number `id` (its marks not kept in the message in `own`) marked `message` (its count then), if it did. */
+function markOf(message: Message, id: number, own: WeakMap<Message, number>): number | undefined {
+  return (message instanceof CarriedMessage ? message.walkedAt(id) : undefined) ?? own.get(message);
+}
+
+/** Walks made so far (each `Walked` is numbered). */
+let walks = 0;
 
 /** The most sets of messages walked before it a fork looks up (`Walked.fork`). */
 const MAX_WALKED_SETS = 8;

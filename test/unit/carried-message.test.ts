@@ -10,7 +10,8 @@
  * re-ordered keys, repeated and truncated lines; from a text and from a file
  * (where the lines share their history's bytes). A carried message read again
  * is the message its reader made, and what the window holds per carried
- * message is bounded.
+ * message is bounded, as is what an unread-parts walk holds for it (its marks
+ * are kept in the message).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -22,13 +23,14 @@ import { generateLog, type LogFormat } from '../../bench/generate';
 import { checkTranscript, checkTranscriptWith } from '../../src/core/check';
 import { anthropicCodec } from '../../src/core/formats/anthropic';
 import { exactWindow } from '../../src/core/formats/carry';
-import { CarriedMessage, RECENT } from '../../src/core/formats/carried-message';
+import { CarriedMessage, Home, RECENT } from '../../src/core/formats/carried-message';
 import { openaiChatCodec } from '../../src/core/formats/openai-chat';
 import { openaiResponsesCodec } from '../../src/core/formats/openai-responses';
 import { readRequestLog, type ProviderCodec } from '../../src/core/formats/request-log';
 import { inputFromFile, inputFromText } from '../../src/core/io';
 import type { ContextWindow, Message } from '../../src/core/model';
 import type { FormatAdapter, TranscriptInput } from '../../src/core/transcript';
+import { collectUnreadParts, unreadParts } from '../../src/core/unread-parts';
 import { settledHeap } from './settled-heap';
 
 type Json = Record<string, unknown>;
@@ -184,4 +186,25 @@ test('what a carried window holds per message is bounded (a message object with 
   const { perMessage, more } = rounds.reduce((a, b) => (a.perMessage <= b.perMessage ? a : b));
   // ~220-290 bytes a message kept as its place (the object, its numbers, its places in the arrays that hold it); ~550 as a message object with its compact blocks (the code before carried-message.ts).
   assert.ok(perMessage < 430, `${perMessage.toFixed(0)} bytes a carried message (${more} messages more)`);
+});
+
+/** The heap an unread-parts walk of `count` carried messages holds (the messages held before and after). */
+function walkHeap(count: number): number {
+  const home = new Home({ text: '{}', offset: 0, index: 0 }, 0, () => ({ role: 'user', blocks: [] }));
+  const messages = Array.from({ length: count }, () => new CarriedMessage({ role: 'user', blocks: [] }, { start: 0, end: 2 }, home));
+  const window = { format: 'anthropic', messages, tools: [], boundary: 0 } as unknown as ContextWindow;
+  const before = settledHeap();
+  const unread = unreadParts();
+  collectUnreadParts(window, unread);
+  const heap = settledHeap() - before;
+  assert.ok(messages.every((m) => unread.walked.has(m)));
+  return heap;
+}
+
+test("the unread-parts walk keeps its marks in a request log's carried messages, not a WeakMap entry per message", () => {
+  walkHeap(20_000);
+  // The least of three rounds: a loaded machine's GC timing adds to one round, never to what the walk holds.
+  const perMessage = Math.min(...[0, 1, 2].map(() => walkHeap(20_000) / 20_000));
+  // A WeakMap entry per message took ~30-50 bytes (its table is kept at most half full); the marks are two numbers of the message.
+  assert.ok(perMessage < 8, `${perMessage.toFixed(1)} bytes a walked message`);
 });

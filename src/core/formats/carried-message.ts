@@ -99,6 +99,9 @@ export class CarriedMessage implements Message, OwnMeasure {
   /** Its render's length and tokens (-1: not measured, not counted), kept here rather than in the render cache's map. */
   #chars = -1;
   #tokens = -1;
+  /** The unread-parts walk that marked it walked (its number, 0: none) and its mark there (`markWalked`). */
+  #walkedBy = 0;
+  #walkedAt = 0;
 
   constructor(message: Message, source: SourceRange, home: Home) {
     this.role = message.role;
@@ -127,6 +130,25 @@ export class CarriedMessage implements Message, OwnMeasure {
   keepMeasure(measure: RenderMeasure): void {
     this.#chars = measure.chars;
     this.#tokens = measure.tokens;
+  }
+
+  /**
+   * Marks it walked by walk number `walk` (unread-parts.ts `Walked`), the
+   * `at`th message that walk marked; false when another walk's mark is here
+   * (that walk keeps it in a table of its own). Two numbers in the message
+   * rather than an entry of a WeakMap per message of a long log (its table,
+   * kept at most half full, took ~38 bytes a message).
+   */
+  markWalked(walk: number, at: number): boolean {
+    if (this.#walkedBy !== 0 && this.#walkedBy !== walk) return false;
+    this.#walkedBy = walk;
+    this.#walkedAt = at;
+    return true;
+  }
+
+  /** The mark walk number `walk` left here, if any. */
+  walkedAt(walk: number): number | undefined {
+    return this.#walkedBy === walk ? this.#walkedAt : undefined;
   }
 
   /** Whether it holds its blocks now (for tests and probes: at most RECENT messages do). */
