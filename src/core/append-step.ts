@@ -263,7 +263,7 @@ function pairEntry(id: string, old: ToolPair | undefined): PairEntry {
  * The pairs the messages of `window` from `from` on touch, each copied from
  * `pairs` (the index of the window's first `from` messages) and extended.
  */
-function touchedPairEntries(pairs: PairLookup, window: ContextWindow, from: number): Map<string, PairEntry> {
+export function touchedPairEntries(pairs: PairLookup, window: ContextWindow, from: number): Map<string, PairEntry> {
   const touched = new Map<string, PairEntry>();
   for (let m = from; m < window.messages.length; m++) {
     const blocks = (window.messages[m] as Message).blocks;

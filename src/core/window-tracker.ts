@@ -7,12 +7,13 @@
  * is checked in full, its findings handed on one by one (a window of millions
  * of calls sharing one id never holds a list of its findings).
  */
-import { extendedLookup, extendPairs, extensionWindowFindings, isExtension, type PairLookup } from './append-step';
+import { extendedLookup, extensionWindowFindings, isExtension, touchedPairEntries, type PairLookup } from './append-step';
 import { extendsMessages } from './formats/native-object';
 import { exactWindow, isShallow } from './formats/carry';
 import { pairsOf, type EngineContext } from './context';
 import { eachIdentity, identityName, IdentitySet, type Finding } from './findings';
-import type { ContextWindow, ToolPair } from './model';
+import type { ContextWindow, Message, ToolPair } from './model';
+import { PairIndex } from './pair-index';
 import { emitWindowFindings } from './rules/index';
 import { collected, type Emit } from './rules/rule';
 
@@ -25,7 +26,7 @@ export class WindowTracker {
    * readings of the same bytes at the same places: good for `append-step.ts`,
    * which reads only their places and contents, never for the engine context.
    */
-  private pairs: Map<string, ToolPair> | undefined;
+  private pairs: Map<string, ToolPair> | PairIndex | undefined;
   /** True when `pairs` is this tracker's own copy (made by an extension, not shared with a fork or the context): extended in place. */
   private ownsPairs = false;
 
@@ -125,7 +126,7 @@ export class WindowTracker {
     const fresh = touched.after.filter((f, i) => !this.keys.has(f.rule, identityName(f), after[i] ?? 0));
     eachIdentity(touched.before, (f, n) => this.keys.delete(f.rule, identityName(f), n));
     touched.after.forEach((f, i) => this.keys.add(f.rule, identityName(f), after[i] ?? 0));
-    this.pairs = extendPairs(pairs, window, previous.messages.length, this.ownsPairs);
+    this.pairs = extendedIndex(pairs, previous.messages, window, this.ownsPairs);
     this.ownsPairs = true;
     for (const f of fresh) emit(f);
     return true;
@@ -158,4 +159,17 @@ export class WindowTracker {
     });
     return out;
   }
+}
+
+/**
+ * The pair index of `window`, an extension of the window of `indexed` whose
+ * pairs are `pairs`: a `PairIndex` (`pairs` itself when it is one and
+ * `inPlace`, a copy otherwise), the pairs the new messages touch set. Reads as
+ * `toolPairs(window)` (append-step.ts `extendPairs`, as numbers).
+ */
+function extendedIndex(pairs: Map<string, ToolPair> | PairIndex, indexed: readonly Message[], window: ContextWindow, inPlace: boolean): PairIndex {
+  const touched = touchedPairEntries(pairs, window, indexed.length);
+  const index = pairs instanceof PairIndex ? (inPlace ? pairs : pairs.clone()) : PairIndex.of(pairs, indexed);
+  for (const [key, entry] of touched) index.set(key, entry, window.messages);
+  return index;
 }
