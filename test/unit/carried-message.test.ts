@@ -208,3 +208,22 @@ test("the unread-parts walk keeps its marks in a request log's carried messages,
   // A WeakMap entry per message took ~30-50 bytes (its table is kept at most half full); the marks are two numbers of the message.
   assert.ok(perMessage < 8, `${perMessage.toFixed(1)} bytes a walked message`);
 });
+
+test('a carried message is its place and a few numbers: its role and elision one small integer, so the walk marks cost one field more', () => {
+  const home = new Home({ text: '{}', offset: 0, index: 0 }, 0, () => ({ role: 'user', blocks: [] }));
+  const container = { start: 0, end: 2 };
+  const made = (n: number) => Array.from({ length: n }, (_, k) => new CarriedMessage({ role: k % 2 ? 'assistant' : 'user', blocks: [], container, elision: k % 3 === 0 || undefined }, { start: 0, end: 2 }, home));
+  const sample = made(8);
+  assert.deepEqual(sample.map((m) => [m.role, m.elision]), sample.map((_, k) => [k % 2 ? 'assistant' : 'user', k % 3 === 0 || undefined]));
+  const bytes = Math.min(
+    ...[0, 1, 2].map(() => {
+      const before = settledHeap();
+      const messages = made(20_000);
+      const heap = settledHeap() - before;
+      assert.equal(messages.length, 20_000);
+      return heap / 20_000;
+    }),
+  );
+  // 11 fields of 8 bytes, the object's header (Node has no pointer compression) and its element: 120; 128 with role and elision apart.
+  assert.ok(bytes < 124, `${bytes.toFixed(1)} bytes a carried message`);
+});

@@ -84,11 +84,21 @@ class OwnText extends Home {
   }
 }
 
+const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
+const ELISIONS: readonly (boolean | undefined)[] = [undefined, false, true];
+
+/** A message's role and elision as one small integer: the role's index in ROLES, times 4, plus the elision's in ELISIONS. */
+function kindOf(message: Message): number {
+  const role = ROLES.indexOf(message.role);
+  if (role < 0) throw new Error(`carried-message: unknown role ${String(message.role)}`);
+  return 4 * role + ELISIONS.indexOf(message.elision);
+}
+
 /** A message of a request log kept as its place in the line (see the module comment). */
 export class CarriedMessage implements Message, OwnMeasure {
-  readonly role: Role;
   readonly container: SourceRange | undefined;
-  readonly elision: boolean | undefined;
+  /** Its role and elision as one small integer (`kindOf`): a field fewer in every carried message. */
+  readonly #kind: number;
   #home: Home;
   /** Its start in the file, in the line it was first read in (the offsets of its reading). */
   readonly #start: number;
@@ -104,15 +114,22 @@ export class CarriedMessage implements Message, OwnMeasure {
   #walkedAt = 0;
 
   constructor(message: Message, source: SourceRange, home: Home) {
-    this.role = message.role;
+    this.#kind = kindOf(message);
     this.container = message.container;
-    this.elision = message.elision;
     this.#home = home;
     this.#start = source.start;
     this.#length = source.end - source.start;
     this.#at = source.start - home.base;
     this.#blocks = message.blocks;
     home.recent.hold(this);
+  }
+
+  get role(): Role {
+    return ROLES[this.#kind >> 2] as Role;
+  }
+
+  get elision(): boolean | undefined {
+    return ELISIONS[this.#kind & 3];
   }
 
   get source(): SourceRange {
