@@ -21,7 +21,7 @@
  *    keystrokes with and without the extension.
  *
  * `--request-log-only` runs just 1, `--guard-only` just 2 (the `guard-10k.*` entries),
- * `--vscode-only` just 5.
+ * `--vscode-only` just 5, `--browser-only` 4 and 5.
  *
  * Every engine measurement runs in a fresh child process (bench/measure.ts).
  * Results are merged into bench/results.json (see bench/results.ts) and printed.
@@ -247,9 +247,21 @@ async function main(): Promise<void> {
   ];
   const chosen = only.find(([flag]) => process.argv.includes(flag));
   if (chosen) return refreshOnly(chosen[1], chosen[2]());
-  if (process.argv.includes('--vscode-only')) {
-    await vscodeResults();
-    return void process.stdout.write(`\n${formatTable(readResults().filter((e) => e.name.startsWith('vscode.')))}\n`);
+  const browserOnly: [string, readonly string[], () => Promise<void>][] = [
+    ['--vscode-only', ['vscode.'], vscodeResults],
+    [
+      '--browser-only',
+      ['inspector.', 'session-view.', 'vscode.'],
+      async () => {
+        await webviewResults();
+        await vscodeResults();
+      },
+    ],
+  ];
+  const browser = browserOnly.find(([flag]) => process.argv.includes(flag));
+  if (browser) {
+    await browser[2]();
+    return void process.stdout.write(`\n${formatTable(readResults().filter((e) => browser[1].some((p) => e.name.startsWith(p))))}\n`);
   }
   const entries = [...requestLogResults(), ...guardResults(), ...liveResults(), ...hostileResults(process.argv.includes('--quick'))];
   removeResults(OWN_PREFIXES);
