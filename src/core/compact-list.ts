@@ -51,8 +51,13 @@ const MAX_KEYED_STRING = 80;
 /** Plain objects nested deeper than this are kept by reference (a record's fields' fields at most; a record that holds itself is then no endless walk). */
 const MAX_DEPTH = 3;
 
-/** A 32-bit integer (not -0): a small integer in V8's arrays on 64 bits. */
-const int32 = (value: unknown): value is number => typeof value === 'number' && (value | 0) === value && !Object.is(value, -0);
+/**
+ * A 32-bit integer (not -0) held in the record's integers: a small integer in
+ * V8's arrays on 64 bits. 0 and 1 are not: they go with the template, as other
+ * values (a step's `thread` 1 and `invalidatedTokens` 0, a usage record's empty
+ * counts: the same in most records, so a handful of templates say them once).
+ */
+const int32 = (value: unknown): value is number => typeof value === 'number' && (value | 0) === value && !Object.is(value, -0) && value !== 0 && value !== 1;
 
 /** An object made by a literal or by assignments: its own enumerable data properties, nothing else. */
 function plain(value: unknown): value is Record<string, unknown> {

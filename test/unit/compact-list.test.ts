@@ -10,6 +10,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { CompactList } from '../../src/core/compact-list';
 import { checkTranscript } from '../../src/core/check';
+import { settledHeap } from './settled-heap';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -119,4 +120,20 @@ test("a check's steps and usage held compactly read as those held as objects (a 
   assert.equal(JSON.stringify(compact.steps), JSON.stringify(withoutRewrite));
   assert.equal(JSON.stringify(compact.session), JSON.stringify(kept.session));
   assert.ok(compact.session?.usage, 'usage read');
+});
+
+test('integers 0 and 1 go with the template: records whose counts are mostly empty hold only their other integers', () => {
+  const record = (i: number) => ({ index: i + 2, thread: 1, invalidated: 0, cache: { read: 0, created: i % 2 }, tokens: i + 7 });
+  const bytes = Math.min(
+    ...[0, 1, 2].map(() => {
+      const before = settledHeap();
+      const list = new CompactList<object>();
+      for (let i = 0; i < 20_000; i++) list.push(record(i));
+      const held = (settledHeap() - before) / 20_000;
+      assert.deepEqual(list.at(3), record(3));
+      return held;
+    }),
+  );
+  // 2 integers and a template index a record, with the arrays' room to grow: ~30 bytes; 5-6 integers (~60) before.
+  assert.ok(bytes < 44, `${bytes.toFixed(1)} bytes a record`);
 });
