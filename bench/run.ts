@@ -71,12 +71,33 @@ function fastest(mode: string, file: string): Measured {
 const FULL_LOG = { file: LOG_FILE, options: DEFAULT_LOG };
 const HALF_LOG = { file: path.join(DATA, 'anthropic-log-half.jsonl'), options: { ...DEFAULT_LOG, requests: Math.round(DEFAULT_LOG.requests / 2) } };
 
+/** A generated log of one format; its entries are named `request-log.<name>.*`. */
+interface FormatLog {
+  readonly format: LogFormat;
+  readonly name: string;
+  readonly file: string;
+  readonly options: GenerateOptions;
+}
+
 /** The logs of each format, ~100 MB each (a Responses request repeats more bytes per turn: fewer requests). */
-const FORMAT_LOGS: readonly { readonly format: LogFormat; readonly file: string; readonly options: GenerateOptions }[] = [
-  { format: 'anthropic', ...FULL_LOG },
-  { format: 'openai-chat', file: path.join(DATA, 'openai-chat-log.jsonl'), options: { ...DEFAULT_LOG, format: 'openai-chat' } },
-  { format: 'openai-responses', file: path.join(DATA, 'openai-responses-log.jsonl'), options: { ...DEFAULT_LOG, format: 'openai-responses', requests: 700 } },
+const FORMAT_LOGS: readonly FormatLog[] = [
+  { format: 'anthropic', name: 'anthropic', ...FULL_LOG },
+  { format: 'openai-chat', name: 'openai-chat', file: path.join(DATA, 'openai-chat-log.jsonl'), options: { ...DEFAULT_LOG, format: 'openai-chat' } },
+  { format: 'openai-responses', name: 'openai-responses', file: path.join(DATA, 'openai-responses-log.jsonl'), options: { ...DEFAULT_LOG, format: 'openai-responses', requests: 700 } },
 ];
+
+/**
+ * The same formats with messages of an agent's size: ~1.5 KB of JSON a message on average (the Claude
+ * Code sessions of ../shared/corpus: median 0.6 KB, mean 2 KB; the logs above: ~0.15 KB), 230 requests,
+ * ~80 MB each. Fewer, larger messages per byte: the per-message cost weighs less, the new text each
+ * request adds (parsed, its tokens counted) more.
+ */
+const AGENT_LOGS: readonly FormatLog[] = FORMAT_LOGS.map((log) => ({
+  format: log.format,
+  name: `${log.format}-agent-sized`,
+  file: path.join(DATA, `${log.format}-agent-log.jsonl`),
+  options: { requests: 230, bytesPerTurn: 3000, seed: 42, format: log.format },
+}));
 
 /**
  * The memory probe's warm-up logs of a format, checked before the heap in use
@@ -86,7 +107,7 @@ const FORMAT_LOGS: readonly { readonly format: LogFormat; readonly file: string;
  * for Responses): windows as long as the file's last ones, so that the code
  * V8 compiles for long windows is in the constant.
  */
-function warmUpLogs(log: (typeof FORMAT_LOGS)[number]): { file: string; options: GenerateOptions }[] {
+function warmUpLogs(log: FormatLog): { file: string; options: GenerateOptions }[] {
   const long = { ...log.options, seed: log.options.seed + 1, history: log.options.requests - WARM_UP_REQUESTS, requests: WARM_UP_REQUESTS };
   return [
     { file: log.file.replace(/\.jsonl$/, '-warm-up.jsonl'), options: { ...log.options, requests: WARM_UP_REQUESTS } },
@@ -153,17 +174,17 @@ function bestOf(args: readonly string[]): ProcessUsage {
 }
 
 /** One format's log: the CLI against the readline + JSON.parse floor (both whole processes), and the live heap against the largest line. */
-function formatResults(log: (typeof FORMAT_LOGS)[number]): BenchResult[] {
+function formatResults(log: FormatLog): BenchResult[] {
   const facts = ensureLog(log);
   const floor = bestOf([path.join(ROOT, 'bench', 'floor.cjs'), log.file]);
   const cli = bestOf([CLI, 'check', '--json', log.file]);
   const check = measure('check', log.file);
   const memory = measure('memory', log.file, ['--expose-gc'], warmUpLogs(log).map((warmUp) => ensureLog(warmUp).file));
   process.stdout.write(
-    `${log.format} log: ${facts.lines} requests, ${(facts.bytes / MB).toFixed(1)} MB, largest line ${(facts.largestLineBytes / 1024).toFixed(0)} KiB, ` +
+    `${log.name} log: ${facts.lines} requests, ${(facts.bytes / MB).toFixed(1)} MB, largest line ${(facts.largestLineBytes / 1024).toFixed(0)} KiB, ` +
       `${facts.toolPairs} tool pairs; engine: format ${String(check.format)}, ${String(check.steps)} steps ${JSON.stringify(check.decisions)}, ${String(check.findings)} findings\n`,
   );
-  const name = `request-log.${log.format}`;
+  const name = `request-log.${log.name}`;
   const largestMb = (memory.largestLine as number) / MB;
   return [
     result(`${name}.size`, facts.bytes / MB, 'MB'),
@@ -178,7 +199,7 @@ function formatResults(log: (typeof FORMAT_LOGS)[number]): BenchResult[] {
 }
 
 function requestLogResults(): BenchResult[] {
-  return [...FORMAT_LOGS.flatMap(formatResults), linearityResult(ensureLog(FULL_LOG))];
+  return [...FORMAT_LOGS.flatMap(formatResults), linearityResult(ensureLog(FULL_LOG)), ...AGENT_LOGS.flatMap(formatResults)];
 }
 
 interface GuardTiming {
