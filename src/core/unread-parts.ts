@@ -118,8 +118,8 @@ function shown(name: string): string {
  * at line starts, to read an edited file again from there).
  */
 class Walked {
-  /** This walk's number, for the marks it leaves in carried messages (a number: a message keeps no walk alive). */
-  private readonly id = ++walks;
+  /** This walk's token, for the marks it leaves in carried messages (a symbol: a message keeps no walk alive). */
+  private readonly id = Symbol('walk');
   /** The marks of the messages that keep none themselves. */
   private readonly own = new WeakMap<Message, number>();
   private count = 0;
@@ -168,13 +168,10 @@ function capped(sets: WalkedSet[]): WalkedSet[] {
 
 type WalkedSet = { has(message: Message): boolean };
 
-/** Where walk number `id` (its marks not kept in the message in `own`) marked `message` (its count then), if it did. */
-function markOf(message: Message, id: number, own: WeakMap<Message, number>): number | undefined {
+/** Where the walk whose token is `id` (its marks not kept in the message in `own`) marked `message` (its count then), if it did. */
+function markOf(message: Message, id: symbol, own: WeakMap<Message, number>): number | undefined {
   return (message instanceof CarriedMessage ? message.walkedAt(id) : undefined) ?? own.get(message);
 }
-
-/** Walks made so far (each `Walked` is numbered). */
-let walks = 0;
 
 /** The most sets of messages walked before it a fork looks up (`Walked.fork`). */
 const MAX_WALKED_SETS = 8;

@@ -109,8 +109,8 @@ export class CarriedMessage implements Message, OwnMeasure {
   /** Its render's length and tokens (-1: not measured, not counted), kept here rather than in the render cache's map. */
   #chars = -1;
   #tokens = -1;
-  /** The unread-parts walk that marked it walked (its number, 0: none) and its mark there (`markWalked`). */
-  #walkedBy = 0;
+  /** The unread-parts walk that marked it walked (its token, undefined: none) and its mark there (`markWalked`). */
+  #walkedBy: symbol | undefined = undefined;
   #walkedAt = 0;
 
   constructor(message: Message, source: SourceRange, home: Home) {
@@ -150,21 +150,21 @@ export class CarriedMessage implements Message, OwnMeasure {
   }
 
   /**
-   * Marks it walked by walk number `walk` (unread-parts.ts `Walked`), the
+   * Marks it walked by the walk whose token is `walk` (unread-parts.ts `Walked`), the
    * `at`th message that walk marked; false when another walk's mark is here
-   * (that walk keeps it in a table of its own). Two numbers in the message
+   * (that walk keeps it in a table of its own). Two fields in the message
    * rather than an entry of a WeakMap per message of a long log (its table,
    * kept at most half full, took ~38 bytes a message).
    */
-  markWalked(walk: number, at: number): boolean {
-    if (this.#walkedBy !== 0 && this.#walkedBy !== walk) return false;
+  markWalked(walk: symbol, at: number): boolean {
+    if (this.#walkedBy !== undefined && this.#walkedBy !== walk) return false;
     this.#walkedBy = walk;
     this.#walkedAt = at;
     return true;
   }
 
-  /** The mark walk number `walk` left here, if any. */
-  walkedAt(walk: number): number | undefined {
+  /** The mark the walk whose token is `walk` left here, if any. */
+  walkedAt(walk: symbol): number | undefined {
     return this.#walkedBy === walk ? this.#walkedAt : undefined;
   }
 
