@@ -15,10 +15,9 @@ import { execFileSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { largeReport } from '../test/fixtures/inspector/reports';
 import { fixtureOf, type Harness, ROOT, startHarness } from '../test/webview/harness';
-import { type TraceEvent, traceEvents } from './trace';
+import { TRACE_CATEGORIES, type TraceEvent, traceEvents } from './trace';
 import { load, opening, stepChange, stepTasks } from './webview';
 
-const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'];
 /** Chromium's selector statistics in style recalcs (DevTools' "Enable CSS selector stats"). */
 const SELECTOR_STATS = 'disabled-by-default-blink.debug';
 
@@ -36,7 +35,7 @@ const time = (e: TraceEvent) => (e.tdur ?? e.dur ?? 0) / 1000;
 const inside = (outer: TraceEvent, e: TraceEvent) => e !== outer && e.ts >= outer.ts && e.ts + (e.dur ?? 0) <= outer.ts + (outer.dur ?? 0);
 
 async function traced(harness: Harness, page: Page, want: number, detail: boolean): Promise<TraceEvent[]> {
-  await harness.browser.startTracing(page, { categories: detail ? [...CATEGORIES, SELECTOR_STATS] : CATEGORIES });
+  await harness.browser.startTracing(page, { categories: detail ? [...TRACE_CATEGORIES, SELECTOR_STATS] : TRACE_CATEGORIES });
   await stepChange(page, ']', want);
   return traceEvents(await harness.browser.stopTracing());
 }

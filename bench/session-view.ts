@@ -28,7 +28,7 @@ import { anthropicRequest } from '../test/webview/session-fixtures';
 import { type Harness, startHarness } from '../test/webview/harness';
 import { THEMES } from '../test/webview/themes';
 import { addResult, type BenchResult, formatTable, removeResults, result } from './results';
-import { type TraceEvent, traceEvents } from './trace';
+import { TRACE_CATEGORIES, type TraceEvent, traceEvents } from './trace';
 
 const RUNS = 3;
 const FRAMES = 120;
@@ -73,7 +73,7 @@ function scrollFrames(page: Page, selector: string): Promise<number> {
  * run on other threads and are not counted.
  */
 async function scrollWork(harness: Harness, page: Page, selector: string): Promise<number> {
-  await harness.browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
+  await harness.browser.startTracing(page, { categories: TRACE_CATEGORIES });
   await page.evaluate(`new Promise((resolve) => {
     const list = document.querySelector(${JSON.stringify(selector)});
     let n = 0;

@@ -12,6 +12,9 @@ export interface TraceEvent {
   readonly args?: Record<string, unknown>;
 }
 
+/** The trace categories the webview benches record: tasks with their thread times, and the page's own marks. */
+export const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'];
+
 /** The events of a trace (Chromium writes either a bare array or `{ traceEvents }`). */
 export function traceEvents(raw: Buffer): TraceEvent[] {
   const trace = JSON.parse(raw.toString()) as { traceEvents: TraceEvent[] } | TraceEvent[];

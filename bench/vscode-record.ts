@@ -9,6 +9,14 @@
 import { appendFileSync } from 'node:fs';
 
 export const BENCH_OUT_VARIABLE = 'PREFIX_LENS_BENCH_OUT';
+/** How many keys the typing scenario types per file, and its rounds of VS Code alone and with the extension in turn. */
+export const TYPING_VARIABLES = { keys: 'PREFIX_LENS_BENCH_KEYS', rounds: 'PREFIX_LENS_BENCH_ROUNDS' } as const;
+
+/** The typing scenario's keys and rounds: the bench's when it set them, else the suite's `fallback`. */
+export function typingCounts(fallback: { readonly keys: number; readonly rounds: number }): { keys: number; rounds: number } {
+  const read = (name: string, value: number) => Number(process.env[name] ?? value);
+  return { keys: read(TYPING_VARIABLES.keys, fallback.keys), rounds: read(TYPING_VARIABLES.rounds, fallback.rounds) };
+}
 
 /** One scenario's measurements, in milliseconds (a list where several keys were timed). */
 export type Times = Readonly<Record<string, number | readonly number[]>>;

@@ -26,7 +26,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildExtensionTests } from '../scripts/vscode/buildTests';
 import { result, type BenchResult } from './results';
-import { BENCH_OUT_VARIABLE, type Times, type TimesRecord } from './vscode-record';
+import { BENCH_OUT_VARIABLE, type Times, type TimesRecord, TYPING_VARIABLES } from './vscode-record';
 
 const ROOT = path.resolve(__dirname, '..');
 /** The issue's keystroke target. */
@@ -38,7 +38,7 @@ const FIRST_DIAGNOSTICS_SLACK_MS = 1000;
 
 /** Runs `command` in the repository with the bench's output file named; throws with its exit code if it fails. */
 function run(what: string, command: string, args: readonly string[], out: string): void {
-  const env = { ...process.env, [BENCH_OUT_VARIABLE]: out, PREFIX_LENS_BENCH_KEYS: String(KEYS), PREFIX_LENS_BENCH_ROUNDS: String(ROUNDS) };
+  const env = { ...process.env, [BENCH_OUT_VARIABLE]: out, [TYPING_VARIABLES.keys]: String(KEYS), [TYPING_VARIABLES.rounds]: String(ROUNDS) };
   const done = spawnSync(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env });
   if (done.status !== 0) throw new Error(`${what} failed (exit ${done.status ?? done.signal})`);
 }
@@ -94,6 +94,7 @@ export async function benchVscode(): Promise<BenchResult[]> {
   run('the 20 MB log suite', path.join(ROOT, 'node_modules', '.bin', 'vscode-test'), ['--grep', 'open, then edits at its last and middle lines'], out);
   run('the typing scenario', process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-name-pattern', 'typing in a 20 MB request log', path.join('test', 'vscode', 'ui', 'run.ts')], out);
   const records = readRecords(out);
+  fs.rmSync(path.dirname(out), { recursive: true, force: true });
   const scenario = (name: string) => {
     const times = records.get(name);
     if (!times) throw new Error(`the scenario ${name} recorded nothing`);

@@ -45,7 +45,7 @@ import { emptyReport, largeReport } from '../test/fixtures/inspector/reports';
 import { fixtureOf, type Harness, ROOT, startHarness, waitReady } from '../test/webview/harness';
 import type { Fixture } from '../test/webview/stub';
 import { addResult, type BenchResult, formatTable, removeResults, result } from './results';
-import { type TraceEvent, traceEvents } from './trace';
+import { TRACE_CATEGORIES, type TraceEvent, traceEvents } from './trace';
 
 const RUNS = 3;
 const MESSAGES = 10_000;
@@ -98,7 +98,7 @@ const UNTIMED_TASK_US = 50;
 
 /** The main thread's CPU time (ms) from the `pl-step-received` mark to the frame painted before `pl-step-painted` (see stepWork), while `act` runs. */
 async function tracedWork(harness: Harness, page: Page, act: () => Promise<unknown>): Promise<number> {
-  await harness.browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
+  await harness.browser.startTracing(page, { categories: TRACE_CATEGORIES });
   await act();
   const { counted } = stepTasks(traceEvents(await harness.browser.stopTracing()));
   return counted.reduce((sum, e) => sum + (e.tdur ?? e.dur ?? 0), 0) / 1000;

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { keystrokeResults, openAndEditResults } from '../../bench/vscode';
-import { BENCH_OUT_VARIABLE, recordTimes } from '../../bench/vscode-record';
+import { BENCH_OUT_VARIABLE, recordTimes, typingCounts, TYPING_VARIABLES } from '../../bench/vscode-record';
 
 /** Runs `body` with the bench's variable set to `value` (or unset), console.log silenced. */
 function withOut(value: string | undefined, body: () => void): void {
@@ -35,6 +35,22 @@ describe('bench/vscode', () => {
       { scenario: 'a', times: { cli: 1 } },
       { scenario: 'b', times: { withExtension: [3, 4] } },
     ]);
+  });
+
+  it("the typing scenario types the suite's keys and rounds unless the bench names others", () => {
+    const saved = { ...process.env };
+    try {
+      delete process.env[TYPING_VARIABLES.keys];
+      delete process.env[TYPING_VARIABLES.rounds];
+      assert.deepEqual(typingCounts({ keys: 12, rounds: 1 }), { keys: 12, rounds: 1 });
+      Object.assign(process.env, { [TYPING_VARIABLES.keys]: '20', [TYPING_VARIABLES.rounds]: '3' });
+      assert.deepEqual(typingCounts({ keys: 12, rounds: 1 }), { keys: 20, rounds: 3 });
+    } finally {
+      for (const name of Object.values(TYPING_VARIABLES)) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
   });
 
   it('the open is compared with the CLI + 1 s, each re-check with a full check of its text', () => {

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { recordTimes } from '../../../bench/vscode-record';
+import { recordTimes, typingCounts } from '../../../bench/vscode-record';
 import { launchChromium, newWorkbenchPage } from '../../../scripts/vscode/browser';
 import { REPO_ROOT, startCodeServer, workbenchUrl, type RunningCodeServer } from '../../../scripts/vscode/codeServer';
 
@@ -229,8 +229,8 @@ const watchKeys = () =>
     );
   });
 
-/** Keys typed in each file: 12 in the suite; `npm run bench` types more (bench/vscode.ts), for steadier medians. */
-const KEYS = Number(process.env.PREFIX_LENS_BENCH_KEYS ?? 12);
+/** Keys typed in each file and rounds of the 20 MB log's typing scenario: 12 and 1 in the suite; `npm run bench` asks for more (bench/vscode.ts), for steadier medians. */
+const { keys: KEYS, rounds: ROUNDS } = typingCounts({ keys: 12, rounds: 1 });
 
 async function typed(keys: number, gapMs: number): Promise<Key[]> {
   await watchKeys();
@@ -243,9 +243,6 @@ async function typed(keys: number, gapMs: number): Promise<Key[]> {
 }
 
 type Key = { ms: number; checking: boolean };
-
-/** Rounds of the typing scenario: 1 in the suite; `npm run bench` runs more (bench/vscode.ts). */
-const ROUNDS = Number(process.env.PREFIX_LENS_BENCH_ROUNDS ?? 1);
 
 /** Keys typed into the head of `file` in a workbench without the extension. */
 async function typedAlone(file: string): Promise<Key[]> {
