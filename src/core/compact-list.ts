@@ -1,14 +1,15 @@
 /**
  * A list of plain records (a report's steps, a log's usage records) held
- * compactly while a check runs: each record's 32-bit integers in one array of
- * small integers (V8's packed SMI elements: 8 bytes each in Node, 4 with
- * pointer compression; in the V8 heap, not in ArrayBuffers the heap's count
- * leaves out), and per record the index of its template: its shape (its keys
- * in order, nested plain objects included) with its other values (strings,
- * booleans, arrays, objects that are not plain), kept once for every record
- * that has the same ones. A step of a request log's report is ~225 bytes as
- * objects (the step, its range, its boundary position, its cache impact);
- * here ~75 (its 8 integers and its template, with the arrays' room to grow).
+ * compactly while a check runs: each record's 32-bit integers in one run of
+ * varint bytes (int-run.ts: 1-5 bytes an integer in one-byte strings, in the
+ * V8 heap, not in ArrayBuffers the heap's count leaves out; a small integer of
+ * an array took 8 bytes in Node), and per record the index of its template
+ * (one byte in a run of its own): its shape (its keys in order, nested plain
+ * objects included) with its other values (strings, booleans, arrays, objects
+ * that are not plain), kept once for every record that has the same ones. A
+ * step of a request log's report is ~225 bytes as objects (the step, its
+ * range, its boundary position, its cache impact); here ~20 (its integers'
+ * bytes and its template's).
  *
  * Records are made again, in order, the first time anything reads the list
  * (`all`, `at`): the same keys in the same order, the same values (other
@@ -17,6 +18,8 @@
  * (another prototype, a symbol key, an accessor, a frozen object) is kept as
  * it is.
  */
+
+import { IntRun, type IntReader } from './int-run';
 
 /** What a shape says of one key: a 32-bit integer, another value (in the template), or a plain object of its own. */
 type Kind = typeof INT | typeof OTHER | Shape;
@@ -99,8 +102,8 @@ export class CompactList<T extends object> {
   /** The records made again (or never held compactly), in order: the first `made.length` of the list. */
   private made: T[] = [];
   /** Per record not made yet, its template's index (or KEPT). */
-  private templateOf: number[] = [];
-  private ints: number[] = [];
+  private templateOf = new IntRun();
+  private ints = new IntRun();
   /** The records kept as they are among those not made yet, in order. */
   private kept: T[] = [];
   /** The other values of the records not made yet whose template has none, in order. */
@@ -197,24 +200,22 @@ export class CompactList<T extends object> {
   }
 
   private makeAll(): void {
-    const at = { int: 0, other: 0 };
-    const loose = { int: 0, other: 0 };
+    const ints = this.ints.reader();
+    const at = { other: 0 };
+    const loose = { other: 0 };
     let kept = 0;
-    const ids = this.templateOf;
-    for (let i = 0; i < ids.length; i++) {
-      const template = this.templates[ids[i] as number];
+    const ids = this.templateOf.reader();
+    for (let i = 0, n = this.templateOf.length; i < n; i++) {
+      const template = this.templates[ids.next()];
       if (template === undefined) this.made.push(this.kept[kept++] as T);
-      else if (template.others === undefined) {
-        loose.int = at.int;
-        this.made.push(make(template.shape, this.ints, this.loose, loose) as T);
-        at.int = loose.int;
-      } else {
+      else if (template.others === undefined) this.made.push(make(template.shape, ints, this.loose, loose) as T);
+      else {
         at.other = 0;
-        this.made.push(make(template.shape, this.ints, template.others, at) as T);
+        this.made.push(make(template.shape, ints, template.others, at) as T);
       }
     }
-    this.templateOf = [];
-    this.ints = [];
+    this.templateOf = new IntRun();
+    this.ints = new IntRun();
     this.kept = [];
     this.loose = [];
   }
@@ -232,12 +233,12 @@ function shapeOf(record: Record<string, unknown>, depth: number): Shape {
   return { keys, kinds };
 }
 
-/** A record of `shape` from the integers and other values at `at` (moved past them). */
-function make(shape: Shape, ints: readonly number[], others: readonly unknown[], at: { int: number; other: number }): Record<string, unknown> {
+/** A record of `shape` from the next integers and the other values at `at` (moved past them). */
+function make(shape: Shape, ints: IntReader, others: readonly unknown[], at: { other: number }): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (let k = 0; k < shape.keys.length; k++) {
     const kind = shape.kinds[k] as Kind;
-    record[shape.keys[k] as string] = kind === INT ? ints[at.int++] : kind === OTHER ? others[at.other++] : make(kind, ints, others, at);
+    record[shape.keys[k] as string] = kind === INT ? ints.next() : kind === OTHER ? others[at.other++] : make(kind, ints, others, at);
   }
   return record;
 }
