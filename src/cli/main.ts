@@ -7,6 +7,8 @@
  * checked with it: each its own report after the session's, linked to its call. Bad input never
  * prints a stack trace (set PREFIX_LENS_DEBUG=1 to see one for an internal error).
  */
+// First: V8's flags for this process, before any other module runs (jit.ts).
+import './jit';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';

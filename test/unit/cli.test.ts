@@ -8,7 +8,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
+import * as os from 'node:os';
 import { build } from 'esbuild';
+import { generateLog } from '../../bench/generate';
 import { checkTranscript } from '../../src/core/check';
 import { RULE_IDS } from '../../src/core/findings';
 import { inputFromFile } from '../../src/core/io';
@@ -298,5 +300,20 @@ describe('prefix-lens CLI: the sample corpus', () => {
       steps.map((s) => [s.source, s.decision]),
       [['snapshot', 'patch']],
     );
+  });
+});
+
+describe('prefix-lens CLI: V8 tuning (src/cli/jit.ts)', () => {
+  it('optimises the hot functions of a check without inlining', () => {
+    // A request log long enough that TurboFan optimises a few dozen functions (V8's defaults inline into ~100 of them).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-jit-'));
+    const log = path.join(dir, 'log.jsonl');
+    generateLog(log, { requests: 60, bytesPerTurn: 400, seed: 3 });
+    const run = spawnSync(process.execPath, ['--trace-opt', '--trace-turbo-inlining', CLI, 'check', '--json', log], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+    fs.rmSync(dir, { recursive: true, force: true });
+    assert.equal(run.status, 0, run.stderr);
+    const optimised = run.stdout.split('\n').filter((line) => line.includes('completed optimizing')).length;
+    assert.ok(optimised >= 5, `${optimised} functions optimised: the log is too short to tell`);
+    assert.equal(run.stdout.split('\n').filter((line) => line.includes('for inlining')).length, 0, 'no call considered for inlining');
   });
 });
