@@ -10,12 +10,15 @@
  * tokens' bytes sit in one array, found through an open-addressing hash
  * table of indexes, built in one pass over the table's text.
  *
- * The split into pieces is the table's own regex (`pat_str`), and the merge
+ * The split into pieces is the table's own regex (`pat_str`), read by hand
+ * on ASCII (`bpe-split.ts`: no regex compiled or run there), and the merge
  * is js-tiktoken's: repeatedly join the adjacent pair of lowest rank (the
  * first one on a tie) until no pair is a token, found through a heap rather
  * than a scan (`PairMerge`). Special tokens are ordinary
  * text (`encode(text, [], [])` allows none and forbids none).
  */
+
+import { isPairAt, pieceEnd, splitVariant, utf8End } from './bpe-split';
 
 /** A rank table as js-tiktoken ships it: `pat_str`, and `bpe_ranks` lines of `! offset token64 token64 …`. */
 export interface RankData {
@@ -32,16 +35,9 @@ const DIGITS = (() => {
   return digits;
 })();
 
-/** FNV-1a's start and prime (32 bits): `hash`, and `readTokens` that hashes as it reads. */
+/** FNV-1a's start and prime (32 bits): `RankTable.rank` hashes a token's bytes, `readTokens` as it reads them. */
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
-
-/** FNV-1a over bytes[from, to). */
-function hash(bytes: Uint8Array, from: number, to: number): number {
-  let h = FNV_OFFSET;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), FNV_PRIME);
-  return h >>> 0;
-}
 
 /** A rank table's arrays: what `RankTable` looks tokens up in, and what a packed table holds. */
 export interface RankArrays {
@@ -126,13 +122,25 @@ class RankTable {
     return true;
   }
 
-  /** The rank of the token made of bytes[from, to), or -1 when it is none. */
+  /**
+   * The rank of the token made of bytes[from, to), or -1 when it is none.
+   * `hash` and `equals` written out: it runs for every piece and every pair
+   * a merge tries, and the CLI's V8 inlines nothing (src/cli/jit.ts).
+   */
   rank(bytes: Uint8Array, from: number, to: number): number {
-    let slot = hash(bytes, from, to) & this.mask;
+    let h = FNV_OFFSET;
+    for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), FNV_PRIME);
+    let slot = (h >>> 0) & this.mask;
+    const length = to - from;
     for (;;) {
       const entry = this.slots[slot] as number;
       if (entry === 0) return -1;
-      if (this.equals(entry - 1, bytes, from, to)) return this.ranks[entry - 1] as number;
+      const start = this.starts[entry - 1] as number;
+      if ((this.starts[entry] as number) - start === length) {
+        let i = 0;
+        while (i < length && this.bytes[start + i] === bytes[from + i]) i++;
+        if (i === length) return this.ranks[entry - 1] as number;
+      }
       slot = (slot + 1) & this.mask;
     }
   }
@@ -195,10 +203,13 @@ function readTokens(table: string, bytes: Uint8Array, starts: Int32Array, ranks:
 /** Counts the tokens of texts with one rank table. */
 export class BpeCounter {
   private readonly table: RankTable;
-  /** The pieces as js-tiktoken finds them (`matchAll`), for where no piece starts at the place reached. */
-  private readonly pattern: RegExp;
-  /** The same pattern, sticky: a piece that starts at the place reached, found without building a match. */
-  private readonly here: RegExp;
+  private readonly patternText: string;
+  /** Which pattern `pieceEnd` reads by hand on ASCII (`bpe-split.ts`; undefined: another, the regexes read every piece). */
+  private readonly split: boolean | undefined;
+  /** The pieces as js-tiktoken finds them (`matchAll`), for where no piece starts at the place reached; made on first use. */
+  private pattern: RegExp | undefined;
+  /** The same pattern, sticky: a piece that starts at the place reached, found without building a match; made on first use. */
+  private here: RegExp | undefined;
   private readonly encoder = new TextEncoder();
   private readonly merger: PairMerge;
   private scratch = new Uint8Array(1024);
@@ -207,15 +218,16 @@ export class BpeCounter {
   constructor(data: RankData | PackedRanks) {
     this.table = new RankTable('arrays' in data ? data.arrays : rankArrays(data.bpe_ranks));
     this.merger = new PairMerge(this.table);
-    this.pattern = new RegExp(data.pat_str, 'gu');
-    this.here = new RegExp(data.pat_str, 'uy');
+    this.patternText = data.pat_str;
+    this.split = splitVariant(data.pat_str);
   }
 
   /**
    * Tokens in `text`: the sum over the pattern's pieces (`matchAll`'s). The
-   * text is encoded to UTF-8 once and each piece counted on its bytes; where a
-   * piece follows the one before, it is found by the sticky pattern's `test`
-   * (no match array, no piece string: ~20% of a count was making them).
+   * text is encoded to UTF-8 once and each piece counted on its bytes. A
+   * piece of ASCII is found by the splitter; else, where it follows the one
+   * before, by the sticky pattern's `test` (no match array, no piece string:
+   * ~20% of a count was making them).
    */
   count(text: string): number {
     if (this.scratch.length < text.length * 3) this.scratch = new Uint8Array(text.length * 3);
@@ -224,13 +236,24 @@ export class BpeCounter {
     let at = 0;
     let byte = 0;
     while (at < text.length) {
+      const split = this.split === undefined ? -1 : pieceEnd(this.split, text, at);
+      if (split > at) {
+        // ASCII throughout: as many bytes as characters.
+        const to = byte + split - at;
+        n += this.piece(byte, to);
+        byte = to;
+        at = split;
+        continue;
+      }
       let start = at;
       let end: number;
-      this.here.lastIndex = at;
-      if (this.here.test(text)) end = this.here.lastIndex;
+      const here = (this.here ??= new RegExp(this.patternText, 'uy'));
+      here.lastIndex = at;
+      if (here.test(text)) end = here.lastIndex;
       else {
-        this.pattern.lastIndex = at;
-        const match = this.pattern.exec(text);
+        const pattern = (this.pattern ??= new RegExp(this.patternText, 'gu'));
+        pattern.lastIndex = at;
+        const match = pattern.exec(text);
         if (!match) break;
         start = match.index;
         end = start + match[0].length;
@@ -258,29 +281,6 @@ export class BpeCounter {
     if (this.table.rank(this.scratch, from, to) >= 0) return 1;
     return this.merger.merge(this.scratch.subarray(from, to), length);
   }
-}
-
-/** Whether text[i] and text[i + 1] are a surrogate pair (one code point, 4 bytes of UTF-8). */
-function isPairAt(text: string, i: number): boolean {
-  const code = text.charCodeAt(i);
-  if (code < 0xd800 || code > 0xdbff || i + 1 >= text.length) return false;
-  const low = text.charCodeAt(i + 1);
-  return low >= 0xdc00 && low <= 0xdfff;
-}
-
-/** Where text[from, to) ends in the text's UTF-8 (`TextEncoder`'s: a lone surrogate is U+FFFD, 3 bytes), given where it starts. */
-function utf8End(text: string, from: number, to: number, byte: number): number {
-  let b = byte;
-  for (let i = from; i < to; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) b += 1;
-    else if (code < 0x800) b += 2;
-    else if (isPairAt(text, i)) {
-      b += 4;
-      i++;
-    } else b += 3;
-  }
-  return b;
 }
 
 const POSITIONS = 2 ** 32;
