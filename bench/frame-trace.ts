@@ -5,7 +5,8 @@
  * `stepWork` counts them, split by phase: the message's task, the tasks between it and the frame
  * (the bench's key release, which first restyles and lays out what the message task changed), and
  * the frame's animation-frame script (Monaco's render), style, layout, pre-paint, paint, layerize and
- * commit. Prints each phase's median over the rounds; with `--detail`, the step's style and
+ * commit. Prints each phase's median over the rounds, and how many steps were the one laid out ahead
+ * (webview/diff-stack.ts: shown by a swap); with `--detail`, the step's style and
  * layout passes (elements restyled, layout objects dirty of all) and the selectors that cost the
  * most in its style recalcs, from the warm-up round (not counted) (Chromium's selector statistics, which slow style ~10x: timings off).
  *
@@ -34,10 +35,11 @@ const FRAME_PHASES: Record<string, readonly string[]> = {
 const time = (e: TraceEvent) => (e.tdur ?? e.dur ?? 0) / 1000;
 const inside = (outer: TraceEvent, e: TraceEvent) => e !== outer && e.ts >= outer.ts && e.ts + (e.dur ?? 0) <= outer.ts + (outer.dur ?? 0);
 
-async function traced(harness: Harness, page: Page, want: number, detail: boolean): Promise<TraceEvent[]> {
+/** A traced `]` to step `want`: its trace, and whether the step was the one laid out ahead (shown by the swap). */
+async function traced(harness: Harness, page: Page, want: number, detail: boolean): Promise<{ events: TraceEvent[]; swapped: boolean }> {
   await harness.browser.startTracing(page, { categories: detail ? [...TRACE_CATEGORIES, SELECTOR_STATS] : TRACE_CATEGORIES });
-  await stepChange(page, ']', want);
-  return traceEvents(await harness.browser.stopTracing());
+  const { swapped } = await stepChange(page, ']', want);
+  return { events: traceEvents(await harness.browser.stopTracing()), swapped };
 }
 
 /** The step's CPU time (ms) by phase; a phase's nested events of the same name (Paint in Paint) count once. */
@@ -87,21 +89,23 @@ async function main(rounds: number, detail: boolean): Promise<void> {
     const { page } = await load(harness, opening(fixtureOf(largeReport(10_000))));
     const steps = { 'append after the compaction (1 → 2)': 2, 'append (2 → 3)': 3 } as const;
     const byStep = new Map<string, Map<string, number[]>>();
+    const swaps = new Map<string, number>();
     // Round 0 warms the page up and is not counted.
     for (let round = 0; round <= rounds; round++) {
       for (const [step, want] of Object.entries(steps)) {
         // The warm-up round gives the detail (selector statistics slow its style recalcs).
-        const events = await traced(harness, page, want, detail && round === 0);
+        const { events, swapped } = await traced(harness, page, want, detail && round === 0);
         if (detail && round === 0) console.log(`${step}, the warm-up round:\n${detailOf(events).join('\n')}\n`);
         if (round === 0) continue;
         const medians = byStep.get(step) ?? byStep.set(step, new Map()).get(step)!;
         for (const [phase, ms] of phases(events)) (medians.get(phase) ?? medians.set(phase, []).get(phase)!).push(ms);
+        swaps.set(step, (swaps.get(step) ?? 0) + Number(swapped));
       }
       await stepChange(page, '[', 2);
       await stepChange(page, '[', 1);
     }
     for (const [step, medians] of byStep) {
-      console.log(`${step}: medians of ${rounds} traced steps (main-thread CPU, ms)`);
+      console.log(`${step}: medians of ${rounds} traced steps (main-thread CPU, ms); ${swaps.get(step) ?? 0} shown by the swap (laid out ahead)`);
       for (const [phase, values] of medians) console.log(`  ${phase.padEnd(30)} ${median(values).toFixed(2)}`);
     }
   } finally {

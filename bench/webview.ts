@@ -55,9 +55,9 @@ export async function load(harness: Harness, fixture: Fixture): Promise<{ page: 
   const page = await context.newPage();
   await page.addInitScript((data) => {
     (window as unknown as { __fixture: unknown }).__fixture = data;
-    // Marks for the traced step changes (`stepWork`): a message reaching the page (before the panel's
-    // own listener), and the panel saying the frame showing its step was painted.
-    window.addEventListener('message', () => performance.mark('pl-step-received'), true);
+    // Marks for the traced step changes (`stepWork`): a step's message reaching the page (before the panel's
+    // own listener; not `nextStep`, the step after it sent ahead), and the panel saying the frame showing its step was painted.
+    window.addEventListener('message', (e) => (e.data as { type?: unknown } | null)?.type !== 'nextStep' && performance.mark('pl-step-received'), true);
     window.addEventListener('DOMContentLoaded', () =>
       new MutationObserver(() => document.body.dataset.paintMs && performance.mark('pl-step-painted')).observe(document.body, { attributes: true, attributeFilter: ['data-paint-ms'] }),
     );
@@ -68,15 +68,23 @@ export async function load(harness: Harness, fixture: Fixture): Promise<{ page: 
   return { page, tti: Number(data.readyAt), render: Number(data.renderMs) };
 }
 
-/** A key → step `want` shown: the wall time (with the stub host's transfer), the webview's own share, and until painted. */
+/**
+ * How long a person looks at a step before the next key (ms): one reading a request log steps a few
+ * times a second at most. The next step laid out ahead (`nextStep`) is ready well within it; a held
+ * key (30 a second) is faster, and then the step is shown the old way (`swapped` false).
+ */
+const USER_PACE_MS = 250;
+
+/** A key, pressed at a person's pace after the last step's paint → step `want` shown: the wall time (with the stub host's transfer), the webview's own share, and until painted. */
 export async function stepChange(page: Page, key: string, want: number): Promise<StepTimes> {
+  await page.waitForTimeout(USER_PACE_MS);
   const started = Date.now();
   await page.keyboard.press(key);
   await waitReady(page, want, 120_000);
   const wall = Date.now() - started;
   await page.waitForFunction(() => Boolean(document.body.dataset.paintMs), undefined, { timeout: 120_000 });
   const data = await page.evaluate(() => ({ ...document.body.dataset }));
-  return { wall, render: Number(data.renderMs), paint: Number(data.paintMs) };
+  return { wall, render: Number(data.renderMs), paint: Number(data.paintMs), swapped: data.swapped === 'true' };
 }
 
 /**
@@ -208,20 +216,22 @@ const best = (values: number[]) => Math.min(...values);
 
 /**
  * The stub's data for the timed panel: what the panel's host sends when it opens (the view and the
- * selected step's detail; every step change here is a neighbour's, sent as splices). The page parses
- * its init script before the panel's code runs, so the other steps' full texts (4 more copies of the
- * 1.4 MB window) would be timed as the panel's load.
+ * selected step's detail; every step change here is a neighbour's, sent as splices), and the step
+ * after the one shown sent ahead once it is painted, as the panel's host does (`ahead`). The page
+ * parses its init script before the panel's code runs, so the other steps' full texts (4 more copies
+ * of the 1.4 MB window) would be timed as the panel's load.
  */
 export function opening(fixture: Fixture): Fixture {
   const selected = fixture.view?.selected;
-  return { ...fixture, details: selected === undefined ? {} : { [selected]: fixture.details[selected]! } };
+  return { ...fixture, details: selected === undefined ? {} : { [selected]: fixture.details[selected]! }, ahead: true };
 }
 
-/** One step change: the wall time to the step shown, the render and the paint. */
+/** One step change: the wall time to the step shown, the render and the paint, and whether it was the step laid out ahead. */
 interface StepTimes {
   readonly wall: number;
   readonly render: number;
   readonly paint: number;
+  readonly swapped: boolean;
 }
 
 /** Step changes of one kind over the runs, each time in its own list. */
@@ -229,11 +239,13 @@ class StepSeries {
   readonly wall: number[] = [];
   readonly render: number[] = [];
   readonly paint: number[] = [];
+  readonly swapped: boolean[] = [];
 
   add(times: StepTimes): void {
     this.wall.push(times.wall);
     this.render.push(times.render);
     this.paint.push(times.paint);
+    this.swapped.push(times.swapped);
   }
 }
 
@@ -316,6 +328,8 @@ export async function benchWebview(): Promise<BenchResult[]> {
     const large = fixtureOf(largeReport(MESSAGES));
     const runs = new Runs();
     for (let run = 0; run < RUNS; run++) await measureRun(harness, empty, large, runs);
+    const swaps = (series: StepSeries) => `${series.swapped.filter(Boolean).length} of ${series.swapped.length}`;
+    console.log(`steps shown by the swap (the step laid out ahead): append ${swaps(runs.append)}, append after the compaction ${swaps(runs.jump)}, other step ${swaps(runs.other)}`);
     return resultsOf(runs);
   } finally {
     await harness.close();

@@ -4,15 +4,17 @@
  */
 
 /** What may wait for the paint, by kind (a later one of a kind replaces the earlier). */
-export type AfterPaintKind = 'pairs' | 'timeline' | 'heights' | 'texts';
+export type AfterPaintKind = 'pairs' | 'timeline' | 'heights' | 'texts' | 'ahead' | 'inert';
 
 /**
  * Kinds that must be done before the next step arrives, not whenever the browser is idle: a task of
  * background priority right after the frame. While steps follow each other (`]` held, or the bench)
  * the panel gets no idle period between them: each idle callback then ran at its timeout, after the
- * next step had already paid for the work in its own message task.
+ * next step had already paid for the work in its own message task. The request for the next step
+ * to lay out ahead (`ahead`) is one too: it must be laid out before the user's next key; and the
+ * diffs' `inert` after a swap (`inert`), which makes the diff on screen clickable again.
  */
-const SOON: ReadonlySet<AfterPaintKind> = new Set<AfterPaintKind>(['texts']);
+const SOON: ReadonlySet<AfterPaintKind> = new Set<AfterPaintKind>(['texts', 'ahead', 'inert']);
 
 /** Chromium's task scheduler (`scheduler.postTask`), not in TypeScript's DOM library. */
 interface TaskScheduler {

@@ -98,10 +98,10 @@ function computeDocumentDiff(original: Model, modified: Model, options: DiffOpti
 }
 
 /**
- * One provider for the one diff editor; `recompute()` asks the editor for a diff now, without its
- * debounce, with the models' equal ends when the host said where the step's texts differ.
+ * One diff editor's provider; `recompute()` asks that editor for a diff now, without its debounce,
+ * with the models' equal ends when the host said where the step's texts differ.
  */
-class LocalDiffProvider {
+export class LocalDiffProvider {
   private readonly changed = new Emitter<void>();
   readonly onDidChange = this.changed.event;
   private known: KnownEnds | undefined;
@@ -121,7 +121,29 @@ class LocalDiffProvider {
   }
 }
 
-export const LOCAL_DIFF = new LocalDiffProvider();
+/**
+ * The providers Monaco asks for, one per diff editor (the inspector has two: the step shown and the
+ * next step laid out ahead). Each diff editor's provider must be its own: a `recompute` of one fires
+ * only that editor's diff. Monaco creates it when the editor is given its models (`setModel`,
+ * synchronously), so the `DiffView` takes it right after that (`claim`).
+ */
+class DiffProviders {
+  private readonly unclaimed: LocalDiffProvider[] = [];
 
-StandaloneServices.initialize({ diffProviderFactoryService: { createDiffProvider: () => LOCAL_DIFF } });
+  create(): LocalDiffProvider {
+    const provider = new LocalDiffProvider();
+    this.unclaimed.push(provider);
+    return provider;
+  }
 
+  /** The provider Monaco made for the diff editor just given its models. */
+  claim(): LocalDiffProvider {
+    const provider = this.unclaimed.pop();
+    if (!provider || this.unclaimed.length > 0) throw new Error('a diff editor without its own diff provider');
+    return provider;
+  }
+}
+
+export const DIFF_PROVIDERS = new DiffProviders();
+
+StandaloneServices.initialize({ diffProviderFactoryService: { createDiffProvider: () => DIFF_PROVIDERS.create() } });

@@ -6,7 +6,8 @@
  */
 import * as monaco from './monaco';
 import type { PaneText, StepDetail } from '../src/shared/protocol';
-import { type KnownEnds, LOCAL_DIFF } from './diff-provider';
+import { number } from './components';
+import { DIFF_PROVIDERS, type KnownEnds, type LocalDiffProvider } from './diff-provider';
 import { Folds, LongLines } from './fold';
 import { Pane, type Splice } from './pane';
 import { editorFont, THEME } from './theme';
@@ -27,6 +28,21 @@ export interface DiffContent {
   readonly changed?: StepDetail['changed'];
 }
 
+/** What the diff shows of a step: its two windows (or the fix preview on the right) and their boundary labels. */
+export function stepContent(detail: StepDetail, previewing: boolean, splices?: Splices): DiffContent {
+  const after = previewing && detail.fix ? detail.fix.after : detail.after;
+  const tokens = detail.before.boundaryTokens;
+  const tokenText = tokens === undefined ? '' : ` · token ${number(tokens)}`;
+  return {
+    ...(splices ? { splices } : {}),
+    ...(detail.changed && !previewing ? { changed: detail.changed } : {}),
+    before: detail.before,
+    after,
+    beforeLabel: `▲ consumed · generation boundary after message ${detail.before.boundaryMessages}${tokenText} · ▼ not yet read`,
+    afterLabel: `▲ consumed · boundary after message ${after.boundaryMessages} of ${after.messageCount} · ▼ not yet read`,
+  };
+}
+
 /** The rendered bytes' language: plain text without brackets, so no whole-model bracket parse. */
 const LANGUAGE = 'prefix-lens-rendered';
 
@@ -45,6 +61,7 @@ export const NARROW_PX = 640;
 
 export class DiffView {
   private readonly diff: monaco.editor.IStandaloneDiffEditor;
+  private readonly provider: LocalDiffProvider;
   readonly before: Pane;
   readonly after: Pane;
   private readonly folds: Folds;
@@ -61,8 +78,15 @@ export class DiffView {
    * height is revealed again in the new one.
    */
   private revealing = false;
+  /**
+   * True for the diff on screen (`DiffStack` lays the next step out in a hidden one): only it writes
+   * the body's data attributes the tests and the bench read.
+   */
+  private onScreen = true;
+  private violationCount = 0;
+  private foldCount = 0;
 
-  constructor(container: HTMLElement) {
+  constructor(readonly container: HTMLElement) {
     this.width = container.clientWidth;
     new ResizeObserver(([entry]) => (this.width = entry?.contentRect.width ?? this.width)).observe(container);
     const font = editorFont();
@@ -109,10 +133,14 @@ export class DiffView {
     const original = renderedModel();
     const modified = renderedModel();
     this.diff.setModel({ original, modified });
+    this.provider = DIFF_PROVIDERS.claim();
     this.before = new Pane('before', this.diff.getOriginalEditor(), original);
     this.after = new Pane('after', this.diff.getModifiedEditor(), modified);
     for (const pane of [this.before, this.after]) this.linkPairs(pane);
-    this.folds = new Folds(this.before.editor, this.after.editor);
+    this.folds = new Folds(this.before.editor, this.after.editor, (count) => {
+      this.foldCount = count;
+      this.publish();
+    });
     this.revealAgainOnLayout(container);
   }
 
@@ -126,16 +154,22 @@ export class DiffView {
     for (const type of ['wheel', 'mousedown', 'touchstart'] as const) container.addEventListener(type, () => (this.revealing = false), { capture: true, passive: true });
   }
 
-  /** Shows a step's two windows; resolves once the diff is computed and violations are marked. */
-  async show(content: DiffContent): Promise<void> {
+  /**
+   * Shows a step's two windows; resolves once the diff is computed and violations are marked, true
+   * unless another show or a clear came first. `from`: the scroll positions to open the step from
+   * (another diff's, [left, right]), before it is revealed; else where this diff is.
+   */
+  async show(content: DiffContent, from?: readonly [number, number]): Promise<boolean> {
     const computed = this.nextDiff();
     const generation = ++this.generation;
     this.hovered = this.pinned = undefined;
     this.before.show(content.before, content.beforeLabel, content.splices?.before);
     this.after.show(content.after, content.afterLabel, content.splices?.after);
-    LOCAL_DIFF.recompute(this.knownEnds(content.changed));
+    this.provider.recompute(this.knownEnds(content.changed));
     await computed;
-    if (generation !== this.generation) return;
+    if (generation !== this.generation) return false;
+    // Once the diff's zones are in place, as they were in the diff scrolled there (the text above is the same).
+    if (from) this.scrollTo(from);
     // One decorations event per side for the violations and the pair colours on screen, not one per
     // collection: each makes the editor re-check every line on screen.
     deferDecorationEvents(this.before.model, () =>
@@ -147,6 +181,7 @@ export class DiffView {
         for (const pane of [this.before, this.after]) pane.decorateVisible();
       }),
     );
+    return true;
   }
 
   /** The equal lines at both models' start and end, from where the host says the texts differ. */
@@ -207,7 +242,33 @@ export class DiffView {
     this.before.show(empty, '');
     this.after.show(empty, '');
     this.before.setViolations([]);
-    document.body.dataset.violations = '0';
+    this.violationCount = 0;
+    this.publish();
+  }
+
+  /** Puts this diff on screen or off it (`DiffStack`); on screen, its counts go to the body's data attributes. */
+  setOnScreen(onScreen: boolean): void {
+    this.onScreen = onScreen;
+    this.publish();
+  }
+
+  /** The body's data attributes for the diff on screen: its violations and folds. */
+  private publish(): void {
+    if (!this.onScreen) return;
+    const data = document.body.dataset;
+    data.violations = String(this.violationCount);
+    data.folds = String(this.foldCount);
+  }
+
+  /** Both editors' scroll positions, [left, right]. */
+  scrollTops(): [number, number] {
+    return [this.before.editor.getScrollTop(), this.after.editor.getScrollTop()];
+  }
+
+  /** Scrolls both editors to `tops` ([left, right]), as another diff of the same size shows its step. */
+  scrollTo(tops: readonly [number, number]): void {
+    this.before.editor.setScrollTop(tops[0]);
+    this.after.editor.setScrollTop(tops[1]);
   }
 
   /** Selects a pair (from the pairs list): highlights and reveals it on both sides. */
@@ -260,7 +321,7 @@ export class DiffView {
     const id = this.hovered ?? this.pinned;
     this.before.setActive(id);
     this.after.setActive(id);
-    document.body.dataset.activePair = id ?? '';
+    if (this.onScreen) document.body.dataset.activePair = id ?? '';
   }
 
   /**
@@ -281,7 +342,8 @@ export class DiffView {
       }
     }
     this.before.setViolations(ranges);
-    document.body.dataset.violations = String(ranges.length);
+    this.violationCount = ranges.length;
+    this.publish();
   }
 
   layout(): void {

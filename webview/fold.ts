@@ -145,6 +145,8 @@ export class Folds {
   constructor(
     private readonly original: monaco.editor.ICodeEditor,
     private readonly modified: monaco.editor.ICodeEditor,
+    /** Told how many folds there are after each change. */
+    private readonly onCount: (count: number) => void,
   ) {
     // Monaco's text layer lies above view zones: a click on a badge reaches the editor as a click on its zone.
     for (const editor of [original, modified]) {
@@ -207,7 +209,7 @@ export class Folds {
     const lines = (side: 'original' | 'modified') => this.folds.map((f) => new monaco.Range(f[side], 1, f[side], 1));
     (this.original as unknown as HidesLines).setHiddenAreas(lines('original'), HIDDEN_AREAS_OWNER, true);
     (this.modified as unknown as HidesLines).setHiddenAreas(lines('modified'), HIDDEN_AREAS_OWNER, true);
-    document.body.dataset.folds = String(this.folds.length);
+    this.onCount(this.folds.length);
   }
 
   private addBadge(editor: monaco.editor.ICodeEditor, line: number, label: string, text: string, onExpand: () => void): string | undefined {

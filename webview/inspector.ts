@@ -23,7 +23,9 @@ import {
 } from '../src/shared/protocol';
 import { banner, button, findingItem, noStepsNotice, number, pairItems, SteadyHeight, StepControls, timeline } from './components';
 import { el } from './dom';
-import { DiffView, type Splices } from './diff';
+import { type Splices, stepContent } from './diff';
+import { DiffStack } from './diff-stack';
+import { StepsAhead } from './ahead';
 import { followTheme } from './theme';
 import { AfterPaint, settle } from './after-paint';
 
@@ -51,7 +53,11 @@ class Inspector {
   private pairsTabOpened = false;
   private readonly columns = el('div', { className: 'pl-columns' });
   private readonly notice = el('div', { className: 'pl-notice', attrs: { role: 'status' } });
-  private readonly diff: DiffView;
+  private readonly diffs: DiffStack;
+  /** The step after the one shown, laid out ahead of `]`. */
+  private readonly ahead: StepsAhead;
+  /** The step just put on screen by a swap (`StepsAhead.take`): its diff is shown already. */
+  private swapped: StepDetail | undefined;
   /** The banner and the Findings / Tool pairs tabs, whose heights would otherwise resize the diff between them. */
   private readonly steady: readonly SteadyHeight[];
   /** When the last host message arrived (performance.now()), for the bench. */
@@ -79,7 +85,8 @@ class Inspector {
       diffHost,
       bottom,
     );
-    this.diff = new DiffView(diffHost);
+    this.diffs = new DiffStack(diffHost, (work) => this.afterPaint.run('inert', work));
+    this.ahead = new StepsAhead(this.diffs);
     window.addEventListener('message', (event) => isHostMessage(event.data) && this.receive(event.data));
     document.addEventListener('keydown', (event) => this.onKey(event), true);
     window.addEventListener('focus', () => this.takeFocus());
@@ -103,7 +110,13 @@ class Inspector {
   }
 
   private receive(message: HostMessage): void {
+    // A step laid out ahead is not a step shown: the paint being timed is still the last step's.
+    if (message.type === 'nextStep') return this.layAhead(message.edit);
     this.receivedAt = performance.now();
+    const base = this.view?.detail;
+    const swapped = message.type === 'stepEdit' ? this.ahead.take(base, message, (d) => this.previewing(d)) : undefined;
+    if (!swapped && message.type !== 'fixResult') this.ahead.drop();
+    this.swapped = swapped;
     switch (message.type) {
       case 'transcript': {
         const detail = message.edit ? this.spliced(message.edit) : message.view.detail;
@@ -120,7 +133,7 @@ class Inspector {
         this.renderTranscript(this.view);
         return;
       case 'stepEdit': {
-        const detail = this.spliced(message);
+        const detail = swapped ?? this.spliced(message);
         if (!this.view || !detail) return;
         this.view = { ...this.view, selected: message.selected, detail };
         this.renderTranscript(this.view);
@@ -216,12 +229,23 @@ class Inspector {
     else if (!open && this.pairsTabOpened) [this.tabs.selectedIndex, this.pairsTabOpened] = [0, false];
   }
 
+  /** Whether a step is shown with its fix preview on the right. */
+  private previewing(detail: StepDetail): boolean {
+    return Boolean(this.state.previewFix && detail.fix);
+  }
+
+  /** `nextStep`: the step after the one shown, laid out ahead when it is spliced from that one. */
+  private layAhead(edit: StepEdit): void {
+    const base = this.view?.detail;
+    if (!base || base !== this.detail || edit.from !== base.step.index) return;
+    this.ahead.lay(base, edit, this.previewing(base), (detail) => stepContent(detail, this.previewing(detail)));
+  }
+
   private async renderDetail(view: TranscriptView, detail: StepDetail): Promise<void> {
-    const previewing = Boolean(this.state.previewFix && detail.fix);
+    const previewing = this.previewing(detail);
     this.bannerSlot.replaceChildren(banner(detail, view.steps.length, previewing));
     this.renderFix(detail, previewing);
     const after = previewing && detail.fix ? detail.fix.after : detail.after;
-    const tokens = detail.before.boundaryTokens;
     this.columns.replaceChildren(
       el('div', { text: `Consumed prefix as the model saw it · step ${detail.step.index}, before` }),
       el('div', { text: previewing && detail.fix ? `Planned fix: ${detail.fix.title} (preview)` : `Proposed rewrite · ${detail.step.source}` }),
@@ -231,19 +255,13 @@ class Inspector {
     // The step's texts, spliced from the last step's, read once right after the paint (see `settle`), not when the next step splices them.
     this.afterPaint.run('texts', () => [detail.before.text, after.text].forEach(settle));
     // The Tool pairs tab lists up to 300 of the step's ~10k pairs: built once the step is painted.
-    this.afterPaint.run('pairs', () => this.listPairs(pairItems([...detail.before.segments, ...after.segments], (id) => this.diff.selectPair(id))));
-    const tokenText = tokens === undefined ? '' : ` · token ${number(tokens)}`;
+    this.afterPaint.run('pairs', () => this.listPairs(pairItems([...detail.before.segments, ...after.segments], (id) => this.diffs.shown.selectPair(id))));
     const splices = this.splices;
     this.splices = undefined;
-    await this.diff.show({
-      ...(splices ? { splices } : {}),
-      ...(detail.changed && !previewing ? { changed: detail.changed } : {}),
-      before: detail.before,
-      after,
-      beforeLabel: `▲ consumed · generation boundary after message ${detail.before.boundaryMessages}${tokenText} · ▼ not yet read`,
-      afterLabel: `▲ consumed · boundary after message ${after.boundaryMessages} of ${after.messageCount} · ▼ not yet read`,
-    });
-    if (this.detail === detail) this.markReady(detail.step.index);
+    const swapped = this.swapped === detail;
+    this.swapped = undefined;
+    if (!swapped) await this.diffs.show(stepContent(detail, previewing, splices));
+    if (this.detail === detail) this.markReady(detail.step.index, swapped);
   }
 
   /**
@@ -275,7 +293,7 @@ class Inspector {
   /** Another transcript (or none): nothing of the previous file's fix preview or pinned pair carries over. */
   private switchFile(file: string | undefined): void {
     this.saveState({ ...(file === undefined ? {} : { file }), ...(this.state.follow ? { follow: true } : {}) });
-    this.diff.selectPair(undefined);
+    this.diffs.shown.selectPair(undefined);
     this.steady.forEach((s) => s.reset());
   }
 
@@ -284,7 +302,7 @@ class Inspector {
     this.bannerSlot.replaceChildren();
     this.fixSlot.replaceChildren();
     this.columns.replaceChildren();
-    this.diff.clear();
+    this.diffs.clear();
   }
 
   private renderFix(detail: StepDetail, previewing: boolean): void {
@@ -367,10 +385,16 @@ class Inspector {
   }
 
   /** Tests and the bench wait on these; `paintMs` once the frame showing it is painted (as the bench's plain page). */
-  private markReady(step: number | undefined): void {
+  private markReady(step: number | undefined, swapped = false): void {
     const data = document.body.dataset;
     const received = this.receivedAt;
     data.step = step === undefined ? '' : String(step);
+    // Whether the step was the one laid out ahead, put on screen by a swap (the tests check it is used).
+    data.swapped = String(swapped);
+    // Once it is painted, the host may send the step after it (if any) to lay out ahead of `]`.
+    const steps = this.view?.steps ?? [];
+    const last = steps[steps.length - 1]?.index;
+    if (step !== undefined && step !== last) this.afterPaint.run('ahead', () => this.detail?.step.index === step && this.post({ type: 'stepShown', step }));
     data.renderMs = (performance.now() - received).toFixed(1);
     data.readyAt = performance.now().toFixed(1);
     data.paintMs = '';

@@ -13,6 +13,11 @@
  * `transcript` of the file shown (it grew) carries its step the same way, as
  * `edit` in place of `view.detail`.
  *
+ * Ahead of `]`: once a step is painted the webview posts `stepShown`; the host may answer with
+ * `nextStep`, the step after it as the `stepEdit` it would send on `]`, which the webview lays out
+ * hidden. The host still sends that `stepEdit` when the step is selected: the webview shows the step
+ * laid out ahead only when the two are the same message (and otherwise applies the `stepEdit`).
+ *
  * Texts shown in the diff are the engine's rendered bytes with a line break
  * inserted before every tool, message and block (display only); every offset in
  * a `PaneText` is an offset into that display text.
@@ -217,6 +222,7 @@ export type HostMessage =
   | { readonly type: 'transcript'; readonly view: TranscriptView; readonly edit?: StepEdit }
   | { readonly type: 'step'; readonly selected: number; readonly detail: StepDetail }
   | StepEdit
+  | { readonly type: 'nextStep'; readonly edit: StepEdit }
   | { readonly type: 'empty'; readonly reason: string }
   | { readonly type: 'fixResult'; readonly step: number; readonly applied: boolean; readonly message: string };
 
@@ -224,6 +230,7 @@ export type HostMessage =
 export type WebviewMessage =
   | { readonly type: 'ready'; readonly protocol: number; readonly restoredStep?: number }
   | { readonly type: 'selectStep'; readonly step: number }
+  | { readonly type: 'stepShown'; readonly step: number }
   | { readonly type: 'reveal'; readonly range: SourceRange }
   | { readonly type: 'applyFix'; readonly step: number };
 
@@ -264,6 +271,7 @@ const WEBVIEW_MESSAGE_READERS: { readonly [T in WebviewMessage['type']]: (messag
     return isCount(m.restoredStep) ? { type: 'ready', protocol: m.protocol, restoredStep: m.restoredStep } : { type: 'ready', protocol: m.protocol };
   },
   selectStep: (m) => (isCount(m.step) ? { type: 'selectStep', step: m.step } : undefined),
+  stepShown: (m) => (isCount(m.step) ? { type: 'stepShown', step: m.step } : undefined),
   applyFix: (m) => (isCount(m.step) ? { type: 'applyFix', step: m.step } : undefined),
   reveal: (m) => {
     const range = readRange(m.range);
@@ -285,6 +293,7 @@ const HOST_MESSAGE_FIELDS: { readonly [T in HostMessage['type']]: (message: Reco
   transcript: (m) => isRecord(m.view) && (m.edit === undefined || (isRecord(m.edit) && isStepEdit(m.edit))),
   step: (m) => isCount(m.selected) && isRecord(m.detail),
   stepEdit: (m) => isStepEdit(m),
+  nextStep: (m) => isRecord(m.edit) && isStepEdit(m.edit),
   empty: (m) => isText(m.reason),
   fixResult: (m) => isCount(m.step) && typeof m.applied === 'boolean' && isText(m.message),
 };

@@ -23,6 +23,11 @@ export interface Fixture {
   /** `from>to`: step `to` as splices of step `from`'s texts, for neighbouring steps. */
   readonly edits: Record<string, StepEdit>;
   readonly theme: StubTheme;
+  /**
+   * Answer `stepShown` with the next step (`nextStep`), as the panel's host does. Off unless asked: a
+   * host may decline, and the tests written before it step at once, before a step laid out ahead is ready.
+   */
+  readonly ahead?: boolean;
 }
 
 interface TestWindow {
@@ -62,6 +67,15 @@ function answer(message: WebviewMessage): void {
       const detail = fixture.details[message.step];
       if (edit) send(edit);
       else if (detail) send({ type: 'step', selected: message.step, detail });
+      return;
+    }
+    case 'stepShown': {
+      // As the host: the step after the one shown, in the view's order, as the `stepEdit` `]` would bring.
+      const steps = view?.steps ?? [];
+      const at = steps.findIndex((s) => s.index === message.step);
+      const next = at < 0 ? undefined : steps[at + 1];
+      const edit = next && message.step === shown ? fixture.edits[`${message.step}>${next.index}`] : undefined;
+      if (fixture.ahead && edit) send({ type: 'nextStep', edit });
       return;
     }
     case 'reveal':

@@ -20,7 +20,8 @@ import type { Session, Sessions } from '../sessions';
 import { isZip } from '../viewed-files';
 import { INSPECTOR_PAGE, makeNonce, webviewHtml } from '../webview-html';
 import { activeTabUri, basename, commandTarget } from './targets';
-import { transcriptView, chooseStep, fixToCopy, type InspectorEngine, type RenderedStep, renderStep, stepEdit } from './views';
+import { transcriptView, chooseStep, fixToCopy, type InspectorEngine, type RenderedStep, stepEdit } from './views';
+import { type Ahead, renderAhead, renderOrReuse } from './ahead';
 import { planFix, renderWindow, type Report } from '../engine';
 
 export const OPEN_INSPECTOR_COMMAND = 'prefixLens.openInspector';
@@ -85,6 +86,11 @@ interface Shown {
   readonly step: number | undefined;
   readonly ready: boolean;
   readonly rendered?: RenderedStep;
+  /** How `rendered` was rendered, to render the step after it the same way (`stepShown`). */
+  readonly engine?: InspectorEngine;
+  readonly sourceText?: () => string | undefined;
+  /** The step after it, rendered ahead and sent as `nextStep`. */
+  readonly ahead?: Ahead;
 }
 
 const NOTHING_SHOWN: Shown = { report: undefined, step: undefined, ready: false };
@@ -285,6 +291,9 @@ class InspectorHost implements vscode.Disposable {
         session?.selectStep(message.step);
         this.push();
         return;
+      case 'stepShown':
+        this.sendAhead(message.step);
+        return;
       case 'reveal':
         await session?.revealRange(message.range);
         return;
@@ -330,7 +339,7 @@ class InspectorHost implements vscode.Disposable {
    */
   private pushReport(report: Report, step: number | undefined, sourceText: () => string | undefined, engine: InspectorEngine): void {
     const shown = this.shown;
-    const render = () => (step === undefined ? undefined : renderStep(report, step, engine, sourceText()));
+    const render = () => (step === undefined ? undefined : renderOrReuse(shown.ahead, report, step, engine, sourceText));
     let rendered = shown.rendered;
     if (report !== shown.report) {
       rendered = render();
@@ -344,7 +353,17 @@ class InspectorHost implements vscode.Disposable {
       if (edit) this.post(edit);
       else if (rendered) this.post({ type: 'step', selected: step, detail: rendered.detail });
     }
-    this.shown = { report, step, ready: true, ...(rendered ? { rendered } : {}) };
+    this.shown = { report, step, ready: true, engine, sourceText, ...(rendered ? { rendered } : {}) };
+  }
+
+  /** The webview painted step `step`: if it is still the step shown, the step after it goes ahead of `]` (ahead.ts). */
+  private sendAhead(step: number): void {
+    const shown = this.shown;
+    if (!shown.report || !shown.rendered || !shown.engine || !shown.sourceText || shown.step !== step) return;
+    const next = renderAhead(shown.report, shown.rendered, shown.engine, shown.sourceText, shown.ahead);
+    if (!next) return;
+    this.shown = { ...shown, ahead: next.ahead };
+    if (next.message) this.post(next.message);
   }
 
   private showEmpty(reason: string): void {

@@ -174,6 +174,27 @@ test('"Open Inspector" gives the panel focus at once: ] [ n step in it and never
   await shot('inspector-keys.png');
 });
 
+test('the panel\'s host sends the step after the one shown ahead: `]` shows it by a swap (issue 14)', async () => {
+  const { file } = threeSteps('ahead');
+  await openWorkbench(file, 'prefix-lens/trace');
+  await runCommand('Prefix Lens: Open Inspector');
+  await page.locator('.tab', { hasText: 'Inspector: three-steps' }).first().waitFor();
+  const { frame } = await webviewText('DEFER');
+  const data = (key: string) => frame.evaluate((k) => document.body.dataset[k], key);
+  await frame.waitForFunction(() => document.body.dataset.ready === 'true');
+  for (let back = Number(await data('step')); back > 1; back--) {
+    await page.keyboard.press('[');
+    await frame.waitForFunction((want) => document.body.dataset.ready === 'true' && document.body.dataset.step === want, String(back - 1));
+  }
+  for (const next of ['2', '3']) {
+    // Laid out by the real host's `nextStep` once the step before it was painted.
+    await frame.waitForFunction((want) => document.body.dataset.ahead === want, next, { timeout: TIMEOUT });
+    await page.keyboard.press(']');
+    await frame.waitForFunction((want) => document.body.dataset.ready === 'true' && document.body.dataset.step === want, next);
+    assert.equal(await data('swapped'), 'true', `step ${next}: shown by the swap`);
+  }
+});
+
 test('the inspector never takes focus it was not given: back in the transcript, keys stay there', async () => {
   const { file } = threeSteps('no-steal');
   await openWorkbench(file, 'prefix-lens/trace');
