@@ -31,7 +31,7 @@ import { inputFromFile, inputFromText } from '../../src/core/io';
 import type { ContextWindow, Message } from '../../src/core/model';
 import type { FormatAdapter, TranscriptInput } from '../../src/core/transcript';
 import { collectUnreadParts, unreadParts } from '../../src/core/unread-parts';
-import { settledHeap } from './settled-heap';
+import { settledHeap, settledMemory } from './settled-heap';
 
 type Json = Record<string, unknown>;
 
@@ -226,4 +226,24 @@ test('a carried message is its place and a few numbers: its role and elision one
   );
   // 11 fields of 8 bytes, the object's header (Node has no pointer compression) and its element: 120; 128 with role and elision apart.
   assert.ok(bytes < 124, `${bytes.toFixed(1)} bytes a carried message`);
+});
+
+test("a carried message is its home and its row of its reader's rows: 48 bytes of object, its numbers 36 bytes of typed arrays", () => {
+  const home = new Home({ text: '{}', offset: 0, index: 0 }, 0, () => ({ role: 'user', blocks: [] }));
+  const container = { start: 0, end: 2 };
+  const made = (n: number) => Array.from({ length: n }, (_, k) => new CarriedMessage({ role: 'assistant', blocks: [], container, elision: k % 3 === 0 || undefined }, { start: 40_000 + k, end: 40_002 + k }, home));
+  made(64);
+  const rounds = [0, 1, 2].map(() => {
+    const before = settledMemory();
+    const messages = made(20_000);
+    const after = settledMemory();
+    assert.deepEqual(messages[19_999]?.source, { start: 59_999, end: 60_001 });
+    return { heap: (after.heap - before.heap) / 20_000, external: (after.external - before.external) / 20_000 };
+  });
+  const heap = Math.min(...rounds.map((r) => r.heap));
+  const external = Math.min(...rounds.map((r) => r.external));
+  // The object (3 fields and its header) and its element: 56 bytes; 120 with its numbers and blocks as fields (the code before the rows).
+  assert.ok(heap < 72, `${heap.toFixed(1)} bytes of heap a carried message`);
+  // Its row, 36 bytes, with the rows' room to grow (a quarter); the heap and the rows together under what the object alone held.
+  assert.ok(external < 52 && heap + external < 112, `${external.toFixed(1)} bytes of rows a carried message (${heap.toFixed(1)} of heap)`);
 });

@@ -17,3 +17,8 @@ const gc = vm.runInNewContext('gc') as () => void;
 export function settledHeap(): number {
   return inUse(gc).heap;
 }
+
+/** `heapUsed` and the ArrayBuffers' backing stores (`arrayBuffers`, outside the heap's count) once GCs free no more. */
+export function settledMemory(): { heap: number; external: number } {
+  return inUse(gc);
+}

@@ -8,8 +8,9 @@
  * its role, its messages array's range (shared by the array's elements) and
  * three numbers: where it starts in the line it was first read in, how long it
  * is, and where it starts relative to the line's messages array (the same in
- * every line that carries it). Its blocks are the reader's until a few
- * hundred more messages were read or asked for (`Recent`); after that they
+ * every line that carries it), in a row of its reader's `CarriedRows`. Its
+ * blocks are the reader's until RECENT more messages were read or asked for
+ * (the rows' ring); after that they
  * are read again when asked, from the newest line that carries the message
  * (`Home`): its element's text parsed with the offsets of its first reading
  * and read by the same reader, so it is the message the reader made, with
@@ -32,20 +33,116 @@ export type ElementReader = (node: JsonNode, container: SourceRange | undefined)
 /** How many messages keep the blocks their reader made (or that were read again) before they are let go. */
 export const RECENT = 32;
 
-/**
- * The messages whose blocks are held, newest last: a ring, each message let
- * go (its blocks dropped) when RECENT others came after it. One per reader
- * (its homes share it), so it lives no longer than what it holds.
- */
-export class Recent {
-  private readonly ring = new Array<CarriedMessage | undefined>(RECENT);
-  private next = 0;
+/** A row's small integers in `CarriedRows.ints`: its kind (`kindOf`), its element's length and start relative to its home's base, its render's length and tokens (-1: not measured), the walk's mark (0: none), its slot in the ring (-1: none). */
+const KIND = 0;
+const LENGTH = 1;
+const AT = 2;
+const CHARS = 3;
+const TOKENS = 4;
+const WALKED = 5;
+const SLOT = 6;
+const INTS = 7;
 
-  hold(message: CarriedMessage): void {
+/**
+ * The numbers of a reader's carried messages, a row each (struct of arrays:
+ * seven 32-bit integers and a file offset, 36 bytes, where they were eight
+ * fields of 8 bytes of each message object; the integers are under 2^30 as
+ * they are offsets and lengths within one line, a string's length), and the
+ * messages whose blocks are held, newest last: a ring, each message let go
+ * (its blocks dropped) when RECENT others came after it. One per reader (its
+ * homes share it), so it lives no longer than what it holds. The rows are
+ * typed arrays: their bytes are ArrayBuffers', outside the V8 heap's count
+ * (`heapUsed`; the bench's `peak-external`).
+ */
+export class CarriedRows {
+  private ints = new Int32Array(INTS * 64);
+  /** Each row's start in the file, in the line it was first read in (a file may pass 2^31 bytes). */
+  private starts = new Float64Array(64);
+  private count = 0;
+  private readonly ring = new Array<CarriedMessage | undefined>(RECENT);
+  private readonly blocks = new Array<readonly Block[] | undefined>(RECENT);
+  private next = 0;
+  /** The walk whose marks the rows keep (the first to mark one: a check's own); another walk keeps its marks itself. */
+  private walk: symbol | undefined = undefined;
+
+  /** A new row: its kind, start, length and start relative to its home's base. */
+  add(kind: number, start: number, length: number, at: number): number {
+    const row = this.count++;
+    if (row === this.starts.length) this.grow();
+    const ints = this.ints;
+    const k = row * INTS;
+    ints[k + KIND] = kind;
+    ints[k + LENGTH] = length;
+    ints[k + AT] = at;
+    ints[k + CHARS] = -1;
+    ints[k + TOKENS] = -1;
+    ints[k + SLOT] = -1;
+    this.starts[row] = start;
+    return row;
+  }
+
+  int(row: number, field: number): number {
+    return this.ints[row * INTS + field] as number;
+  }
+
+  /**
+   * A small integer when it is one: a number read from a Float64Array is a
+   * double to V8, and a double stored in a `{start, end}` range turns every
+   * range of that shape into boxed numbers (16 bytes more a field).
+   */
+  start(row: number): number {
+    const start = this.starts[row] as number;
+    return start < 2 ** 30 ? start | 0 : start;
+  }
+
+  setMeasure(row: number, chars: number, tokens: number): void {
+    this.ints[row * INTS + CHARS] = chars;
+    this.ints[row * INTS + TOKENS] = tokens;
+  }
+
+  /** Marks a row walked by `walk`, the `at`th it marked; false when the rows keep another walk's marks. */
+  markWalked(row: number, walk: symbol, at: number): boolean {
+    if (this.walk !== undefined && this.walk !== walk) return false;
+    this.walk = walk;
+    this.ints[row * INTS + WALKED] = at;
+    return true;
+  }
+
+  walkedAt(row: number, walk: symbol): number | undefined {
+    const at = this.ints[row * INTS + WALKED] as number;
+    return this.walk === walk && at > 0 ? at : undefined;
+  }
+
+  /** The blocks `message` (of row `row`) holds, if it is still in the ring. */
+  held(message: CarriedMessage, row: number): readonly Block[] | undefined {
+    const slot = this.ints[row * INTS + SLOT] as number;
+    return slot >= 0 && this.ring[slot] === message ? this.blocks[slot] : undefined;
+  }
+
+  /** `message` holds `blocks` until RECENT others came after it (the oldest in the ring lets go of its own). */
+  hold(message: CarriedMessage, row: number, blocks: readonly Block[]): void {
     const at = this.next;
-    this.ring[at]?.drop();
     this.ring[at] = message;
+    this.blocks[at] = blocks;
+    this.ints[row * INTS + SLOT] = at;
     this.next = at + 1 === RECENT ? 0 : at + 1;
+  }
+
+  /** `message` lets go of its blocks. */
+  drop(message: CarriedMessage, row: number): void {
+    const slot = this.ints[row * INTS + SLOT] as number;
+    if (slot >= 0 && this.ring[slot] === message) this.blocks[slot] = undefined;
+  }
+
+  /** A quarter more room (not twice: the room to grow is held too, outside the heap's count but in the process's). */
+  private grow(): void {
+    const rows = this.starts.length + (this.starts.length >> 2);
+    const ints = new Int32Array(rows * INTS);
+    ints.set(this.ints);
+    this.ints = ints;
+    const starts = new Float64Array(rows);
+    starts.set(this.starts);
+    this.starts = starts;
   }
 }
 
@@ -56,8 +153,8 @@ export class Home {
     public line: SourceLine,
     public base: number,
     readonly read: ElementReader,
-    /** The messages of this reader holding their blocks (shared by the homes of one reader). */
-    readonly recent: Recent = new Recent(),
+    /** The numbers of this reader's carried messages and those holding their blocks (shared by the homes of one reader). */
+    readonly rows: CarriedRows = new CarriedRows(),
   ) {}
 
   /** The text of the element at `start` (relative to `base`), `length` characters. */
@@ -74,9 +171,9 @@ class OwnText extends Home {
   constructor(
     private readonly own: string,
     read: ElementReader,
-    recent: Recent,
+    rows: CarriedRows,
   ) {
-    super(NO_LINE, 0, read, recent);
+    super(NO_LINE, 0, read, rows);
   }
 
   override text(): string {
@@ -94,95 +191,85 @@ function kindOf(message: Message): number {
   return 4 * role + ELISIONS.indexOf(message.elision);
 }
 
-/** A message of a request log kept as its place in the line (see the module comment). */
+/**
+ * A message of a request log kept as its place in the line (see the module
+ * comment): its home and its row of its reader's `CarriedRows`, which holds
+ * its numbers and, for a while, its blocks. Three fields (its messages
+ * array's range, shared by the array's elements, is the third): 48 bytes, 112
+ * with its numbers and blocks in the object.
+ */
 export class CarriedMessage implements Message, OwnMeasure {
   readonly container: SourceRange | undefined;
-  /** Its role and elision as one small integer (`kindOf`): a field fewer in every carried message. */
-  readonly #kind: number;
   #home: Home;
-  /** Its start in the file, in the line it was first read in (the offsets of its reading). */
-  readonly #start: number;
-  readonly #length: number;
-  /** Its start relative to its home's `base`. */
-  readonly #at: number;
-  #blocks: readonly Block[] | undefined;
-  /** Its render's length and tokens (-1: not measured, not counted), kept here rather than in the render cache's map. */
-  #chars = -1;
-  #tokens = -1;
-  /** The unread-parts walk that marked it walked (its token, undefined: none) and its mark there (`markWalked`). */
-  #walkedBy: symbol | undefined = undefined;
-  #walkedAt = 0;
+  readonly #row: number;
 
   constructor(message: Message, source: SourceRange, home: Home) {
-    this.#kind = kindOf(message);
     this.container = message.container;
     this.#home = home;
-    this.#start = source.start;
-    this.#length = source.end - source.start;
-    this.#at = source.start - home.base;
-    this.#blocks = message.blocks;
-    home.recent.hold(this);
+    const rows = home.rows;
+    this.#row = rows.add(kindOf(message), source.start, source.end - source.start, source.start - home.base);
+    rows.hold(this, this.#row, message.blocks);
   }
 
   get role(): Role {
-    return ROLES[this.#kind >> 2] as Role;
+    return ROLES[this.#home.rows.int(this.#row, KIND) >> 2] as Role;
   }
 
   get elision(): boolean | undefined {
-    return ELISIONS[this.#kind & 3];
+    return ELISIONS[this.#home.rows.int(this.#row, KIND) & 3];
   }
 
   get source(): SourceRange {
-    return { start: this.#start, end: this.#start + this.#length };
+    const rows = this.#home.rows;
+    const start = rows.start(this.#row);
+    return { start, end: start + rows.int(this.#row, LENGTH) };
   }
 
   get blocks(): readonly Block[] {
-    return this.#blocks ?? this.reread();
+    return this.#home.rows.held(this, this.#row) ?? this.reread();
   }
 
   ownMeasure(): RenderMeasure | undefined {
-    return this.#chars < 0 ? undefined : { chars: this.#chars, tokens: this.#tokens };
+    const rows = this.#home.rows;
+    const chars = rows.int(this.#row, CHARS);
+    return chars < 0 ? undefined : { chars, tokens: rows.int(this.#row, TOKENS) };
   }
 
   keepMeasure(measure: RenderMeasure): void {
-    this.#chars = measure.chars;
-    this.#tokens = measure.tokens;
+    this.#home.rows.setMeasure(this.#row, measure.chars, measure.tokens);
   }
 
   /**
    * Marks it walked by the walk whose token is `walk` (unread-parts.ts `Walked`), the
-   * `at`th message that walk marked; false when another walk's mark is here
-   * (that walk keeps it in a table of its own). Two fields in the message
-   * rather than an entry of a WeakMap per message of a long log (its table,
+   * `at`th message that walk marked; false when another walk's marks are in its
+   * reader's rows (that walk keeps it in a table of its own). A number of its
+   * row rather than an entry of a WeakMap per message of a long log (its table,
    * kept at most half full, took ~38 bytes a message).
    */
   markWalked(walk: symbol, at: number): boolean {
-    if (this.#walkedBy !== undefined && this.#walkedBy !== walk) return false;
-    this.#walkedBy = walk;
-    this.#walkedAt = at;
-    return true;
+    return this.#home.rows.markWalked(this.#row, walk, at);
   }
 
   /** The mark the walk whose token is `walk` left here, if any. */
   walkedAt(walk: symbol): number | undefined {
-    return this.#walkedBy === walk ? this.#walkedAt : undefined;
+    return this.#home.rows.walkedAt(this.#row, walk);
   }
 
   /** Whether it holds its blocks now (for tests and probes: at most RECENT messages do). */
   holdsBlocks(): boolean {
-    return this.#blocks !== undefined;
+    return this.#home.rows.held(this, this.#row) !== undefined;
   }
 
   /** Its blocks let go: read again when next asked for. */
   drop(): void {
-    this.#blocks = undefined;
+    this.#home.rows.drop(this, this.#row);
   }
 
   /** Its element's text kept alone from now on: the line it lives in is not carried on. */
   keepOwnText(): void {
     const home = this.#home;
     // A copy: a slice of the line's text would keep the whole line alive.
-    this.#home = new OwnText(unsliced(home.text(this.#at, this.#length)), home.read, home.recent);
+    this.#home = new OwnText(unsliced(home.text(home.rows.int(this.#row, AT), home.rows.int(this.#row, LENGTH))), home.read, home.rows);
   }
 
   /** Its element is read from `home` from now on (a line that carries it, at the same place relative to its base). */
@@ -191,12 +278,13 @@ export class CarriedMessage implements Message, OwnMeasure {
   }
 
   private reread(): readonly Block[] {
-    const text = this.#home.text(this.#at, this.#length);
-    const parsed = parseJson(text, this.#start);
+    const home = this.#home;
+    const row = this.#row;
+    const text = home.text(home.rows.int(row, AT), home.rows.int(row, LENGTH));
+    const parsed = parseJson(text, home.rows.start(row));
     if (!parsed.ok) throw new Error('carried-message: a carried element no longer parses');
-    const blocks = this.#home.read(parsed.node, this.container).blocks;
-    this.#blocks = blocks;
-    this.#home.recent.hold(this);
+    const blocks = home.read(parsed.node, this.container).blocks;
+    home.rows.hold(this, row, blocks);
     return blocks;
   }
 }
@@ -233,7 +321,7 @@ export function homeOf(before: Home | undefined, from: { readonly line?: SourceL
     before.base = base;
     return before;
   }
-  const home = new Home(line, base, read, before?.recent);
+  const home = new Home(line, base, read, before?.rows);
   for (let k = 0; k < count; k++) {
     const message = items[k];
     if (message instanceof CarriedMessage) message.moveTo(home);
