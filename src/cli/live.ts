@@ -3,7 +3,7 @@
  * stderr (one per judged request; findings under the steps that are not patch)
  * and the summary when it stops.
  */
-import { spawn } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import { constants } from 'node:os';
 import type { Decision } from '../core/findings';
 import { escapeControls } from '../core/text';
@@ -76,6 +76,8 @@ export async function runCommand(command: RunCommand): Promise<number> {
   const [program, ...args] = command.argv as [string, ...string[]];
   const env = { ...process.env, ANTHROPIC_BASE_URL: proxy.url, OPENAI_BASE_URL: `${proxy.url}/v1` };
   const code = await new Promise<number>((resolve) => {
+    // Loaded here, not with the CLI: ~2.5 ms of CPU at the start of every check.
+    const { spawn } = require('node:child_process') as typeof ChildProcess;
     const child = spawn(program, args, { stdio: 'inherit', env });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', forward);

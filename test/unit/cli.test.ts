@@ -317,3 +317,23 @@ describe('prefix-lens CLI: V8 tuning (src/cli/jit.ts)', () => {
     assert.equal(run.stdout.split('\n').filter((line) => line.includes('for inlining')).length, 0, 'no call considered for inlining');
   });
 });
+
+describe('prefix-lens CLI: start-up', () => {
+  it("loads none of Node's network, process or worker modules for a check (the live commands and fflate load them when they run)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-start-'));
+    const preload = path.join(dir, 'loaded.cjs');
+    fs.writeFileSync(preload, "process.on('exit', () => process.stderr.write('loaded: ' + process.moduleLoadList.join(',') + '\\n'));\n");
+    const eval_ = '../shared/corpus/inspect-ai/inspect_log_message_deduplication.eval';
+    const loaded = (file: string) => {
+      const run = spawnSync(process.execPath, ['--require', preload, CLI, 'check', '--json', file], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+      assert.ok(run.status === 0 || run.status === 1, run.stderr);
+      return (/^loaded: (.*)$/m.exec(run.stderr)?.[1] ?? '').split(',');
+    };
+    // Not net: a piped stdout is a net.Socket.
+    const heavy = /^NativeModule (https?|tls|crypto|child_process|worker_threads)$/;
+    assert.deepEqual(loaded('../shared/corpus/anthropic-messages/pydanticai_test_anthropic_compaction_round_trip.requests.jsonl').filter((m) => heavy.test(m)), []);
+    // An Inspect .eval is inflated with fflate, which loads worker_threads then.
+    assert.ok(loaded(eval_).includes('NativeModule worker_threads'));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -11,8 +11,8 @@
  * forwarded unjudged. A refused request (`enforce`) is answered with a 400 in
  * the provider's own error shape and never reaches the upstream.
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as Http from 'node:http';
+import type * as Https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { providerErrorBody, providerOfPath, refusalMessage, type LiveProvider } from './endpoints';
 import { LiveGuard, type LiveVerdict, type PendingExchange } from './judge';
@@ -47,12 +47,21 @@ export interface RunningProxy {
 }
 
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
+/**
+ * Node's http and https, loaded when a proxy starts rather than with the
+ * engine: https loads tls and crypto, ~6 ms of CPU at the start of every CLI
+ * check and library import that never proxies.
+ */
+function httpModules(): { readonly http: typeof Http; readonly https: typeof Https } {
+  return { http: require('node:http') as typeof Http, https: require('node:https') as typeof Https };
+}
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length', 'accept-encoding']);
 
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
   const guard = new LiveGuard();
   const log = options.log ? ExchangeLog.open(options.log) : undefined;
-  const server = http.createServer((req, res) => {
+  const server = httpModules().http.createServer((req, res) => {
     handle(req, res, guard, log, options).catch((error: unknown) => {
       if (!res.headersSent) answer(res, 502, undefined, `Prefix Lens proxy: ${(error as Error).message ?? String(error)}`);
       else res.destroy();
@@ -77,7 +86,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   };
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, guard: LiveGuard, log: ExchangeLog | undefined, options: ProxyOptions): Promise<void> {
+async function handle(req: Http.IncomingMessage, res: Http.ServerResponse, guard: LiveGuard, log: ExchangeLog | undefined, options: ProxyOptions): Promise<void> {
   const path = req.url ?? '/';
   const provider = providerOfPath(new URL(path, 'http://proxy').pathname);
   const body = await readBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY);
@@ -129,11 +138,12 @@ interface Recording {
 }
 
 /** Sends the request upstream and streams the answer back as it arrives; records it at the end. */
-function forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, options: ProxyOptions, recording: Recording | undefined): Promise<void> {
+function forward(req: Http.IncomingMessage, res: Http.ServerResponse, body: Buffer, options: ProxyOptions, recording: Recording | undefined): Promise<void> {
   const target = upstreamUrl(req.url ?? '/', options.upstream);
-  const headers: http.OutgoingHttpHeaders = {};
+  const headers: Http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
   headers['content-length'] = body.length;
+  const { http, https } = httpModules();
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const upstream = client.request(target, { method: req.method, headers }, (answerStream) => {
@@ -165,7 +175,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buff
   });
 }
 
-function record(recording: Recording, answer: http.IncomingMessage, text: string, body: Buffer): void {
+function record(recording: Recording, answer: Http.IncomingMessage, text: string, body: Buffer): void {
   const streamed = (answer.headers['content-type'] ?? '').includes('text/event-stream');
   const status = answer.statusCode ?? 0;
   try {
@@ -179,8 +189,8 @@ function record(recording: Recording, answer: http.IncomingMessage, text: string
   }
 }
 
-function passHeaders(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
-  const out: http.OutgoingHttpHeaders = {};
+function passHeaders(headers: Http.IncomingHttpHeaders): Http.OutgoingHttpHeaders {
+  const out: Http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) if (name !== 'connection' && name !== 'keep-alive' && value !== undefined) out[name] = value;
   return out;
 }
@@ -193,7 +203,7 @@ function upstreamUrl(path: string, upstream: string | undefined): URL {
 }
 
 /** The whole request body, or `too-large` (the rest is read and dropped, so the answer reaches the client). */
-function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
+function readBody(req: Http.IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -208,7 +218,7 @@ function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | 'too
 }
 
 /** Answers a request itself, in the provider's error shape; `x-should-retry: false` so SDKs do not retry it. */
-function answer(res: http.ServerResponse, status: number, provider: LiveProvider | undefined, message: string, code?: string): void {
+function answer(res: Http.ServerResponse, status: number, provider: LiveProvider | undefined, message: string, code?: string): void {
   const body = providerErrorBody(provider, message, code);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-should-retry': 'false' });
   res.end(body);
