@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { ADAPTERS, detectFormat } from '../../src/core/formats/registry';
@@ -56,6 +57,50 @@ describe('hostile input: token counts', () => {
     }
     const json = fs.readFileSync(path.join(ROOT, 'test/fixtures/cli/incident.trace.jsonl'), 'utf8');
     assert.equal(counter.count(json), encode(json));
+  });
+
+  it('cuts texts where runs of one character class start, as one regex per class finds the runs (random texts)', () => {
+    // The cut, written independently: runs of whitespace (\t-\r, space), letters (and anything non-ASCII), digits, punctuation.
+    const reference = (text: string, count: (slice: string) => number): number => {
+      let n = 0;
+      let chunkStart = 0;
+      let lastSpace = -1;
+      for (const { 0: run, index: i } of text.matchAll(/[\t-\r ]+|[A-Za-z\u0080-\uffff]+|[0-9]+|[^\t-\r A-Za-z0-9\u0080-\uffff]+/g)) {
+        const end = i + run.length;
+        if (run.length > 32) {
+          n += count(text.slice(chunkStart, i));
+          const sample = text.slice(i, i + (/^[\t-\r ]/.test(run) ? 128 : 16));
+          const whole = /[\ud800-\udbff]$/.test(sample) && i + sample.length < text.length ? text.slice(i, i + sample.length + 1) : sample;
+          n += Math.round((count(whole) * run.length) / whole.length);
+          chunkStart = end;
+          lastSpace = -1;
+        } else if (end - chunkStart > CHUNK) {
+          const cut = lastSpace > chunkStart ? lastSpace : i;
+          n += count(text.slice(chunkStart, cut));
+          chunkStart = cut;
+          lastSpace = -1;
+        }
+        if (/^[\t-\r ]/.test(run)) lastSpace = i;
+      }
+      return n + count(text.slice(chunkStart));
+    };
+    const slices = (cut: (text: string, count: (slice: string) => number) => number, text: string) => {
+      const seen: string[] = [];
+      const n = cut(text, (slice) => (seen.push(slice), slice.length + (slice.charCodeAt(0) % 7)));
+      return { n, seen };
+    };
+    const short = fc.constantFrom('a', 'Z', '7', ' ', '\t', '\n', '{', '"', 'é', '文', '\ud83d\ude00', '\ud83d', '\u00a0', 'word ', '12');
+    const long = fc.constantFrom('a', ' ', '1', '-', 'é').map((c) => c.repeat(30 + (c.charCodeAt(0) % 10)));
+    // Short runs only (chunks cut at CHUNK, where the last space is), or long runs now and then (sampled).
+    const texts = fc.oneof(fc.array(short, { minLength: 1000, maxLength: 3000 }), fc.array(fc.oneof(short, long), { maxLength: 400, size: 'max' }));
+    fc.assert(
+      fc.property(texts, (units) => {
+        const text = units.join('');
+        assert.deepEqual(slices(countLinear, text), slices(reference, text), JSON.stringify(text.slice(0, 80)));
+      }),
+      // No shrinking: a failure's texts are thousands of units long.
+      { numRuns: 300, endOnFailure: true },
+    );
   });
 
   it('estimates long runs of one character class within 10% of the exact count', () => {
