@@ -9,6 +9,7 @@
  * one window per request).
  */
 import type { ContextWindow, ToolPair } from './model';
+import { IntRun } from './int-run';
 import { partitionPoint } from '../shared/search';
 import { pairCounts, turnsOf, type PairCounts } from './session';
 import type { Shift } from './shift';
@@ -51,10 +52,11 @@ export class ThreadTally {
   private readonly held = new Map<number, Entry>();
   /**
    * Where each tagged window starts in the file, with its thread (to thread
-   * the usage read from lines): two numbers a window, start then thread, not
-   * an object each (~40 bytes more a request of a log, for the rest of it).
+   * the usage read from lines): three varints a window (`startsOf`), ~6 bytes,
+   * not two small integers of an array (16 bytes and its room to grow) nor an
+   * object (~40 bytes more a request of a log, for the rest of it).
    */
-  private starts: number[] = [];
+  private starts = new IntRun();
 
   see(window: ContextWindow, thread: ThreadInfo | undefined): void {
     const info = thread ?? MAIN;
@@ -64,7 +66,7 @@ export class ThreadTally {
     entry.counts = undefined;
     this.held.delete(info.id);
     this.held.set(info.id, entry);
-    if (thread && window.source && this.starts.length < 2 * MAX_STARTS) this.starts.push(window.source.start, thread.id);
+    if (thread && window.source && this.starts.length < STARTS * MAX_STARTS) pushStart(this.starts, window.source.start, thread.id);
     if (this.held.size > MAX_KEPT) this.reduceOldest();
   }
 
@@ -73,7 +75,7 @@ export class ThreadTally {
     const copy = new ThreadTally();
     for (const [id, entry] of this.entries) copy.entries.set(id, { ...entry });
     for (const id of this.held.keys()) copy.held.set(id, copy.entries.get(id)!);
-    copy.starts = this.starts.slice();
+    copy.starts = this.starts.copy();
     return copy;
   }
 
@@ -88,10 +90,11 @@ export class ThreadTally {
     const [one, other] = [mine[0], theirs[0]];
     if (this.entries.size !== 1 || before.entries.size !== 1 || !one || !other || mine.length !== 1 || theirs.length !== 1) return undefined;
     if (one.info.id !== other.info.id || one.info.kind !== other.info.kind || one.info.label !== other.info.label) return undefined;
-    if (this.starts.length >= 2 * MAX_STARTS || before.starts.length >= 2 * MAX_STARTS) return undefined;
+    if (this.starts.length >= STARTS * MAX_STARTS || before.starts.length >= STARTS * MAX_STARTS) return undefined;
     const copy = this.fork();
     const later = startsOf(this.starts).filter((s) => s.at >= from).map((s) => ({ at: shift.offset(s.at), thread: s.thread }));
-    copy.starts = [...startsOf(before.starts).filter((s) => s.at < shift.offset(from)), ...later].flatMap((s) => [s.at, s.thread]);
+    copy.starts = new IntRun();
+    for (const s of [...startsOf(before.starts).filter((s) => s.at < shift.offset(from)), ...later]) pushStart(copy.starts, s.at, s.thread);
     for (const entry of copy.entries.values()) if (entry.window) entry.window = shift.window(entry.window);
     return copy;
   }
@@ -134,10 +137,26 @@ export class ThreadTally {
   }
 }
 
-/** The window starts held as numbers (`ThreadTally.starts`), as objects. */
-function startsOf(numbers: readonly number[]): { at: number; thread: number }[] {
+/** Integers a window start takes in `ThreadTally.starts`: its offset's low 30 bits, the rest (0 in a file under 1 GiB), its thread. */
+const STARTS = 3;
+const LOW = 2 ** 30;
+
+function pushStart(starts: IntRun, at: number, thread: number): void {
+  const high = Math.trunc(at / LOW);
+  starts.push(at - high * LOW);
+  starts.push(high);
+  starts.push(thread);
+}
+
+/** The window starts held as varints (`ThreadTally.starts`), as objects. */
+function startsOf(starts: IntRun): { at: number; thread: number }[] {
   const out: { at: number; thread: number }[] = [];
-  for (let i = 0; i + 1 < numbers.length; i += 2) out.push({ at: numbers[i] as number, thread: numbers[i + 1] as number });
+  const read = starts.reader();
+  for (let i = 0; i + STARTS <= starts.length; i += STARTS) {
+    const low = read.next();
+    const at = read.next() * LOW + low;
+    out.push({ at, thread: read.next() });
+  }
   return out;
 }
 

@@ -6,11 +6,12 @@
  * replace were). A small integer in an array takes 8 bytes in Node, which has
  * no pointer compression; a report's integers (token counts, offsets, indexes)
  * take 2-4 here. Made for what is written once while a check runs and read
- * once at its end (a report's steps and usage records, compact-list.ts).
+ * once at its end (a report's steps and usage records, compact-list.ts; a
+ * log's window starts, file-threads.ts).
  */
 
-/** Bytes per sealed string: the bytes not sealed yet are small integers of an array (8 bytes each), so few. */
-const CHUNK = 512;
+/** Bytes per sealed string: the bytes not sealed yet are small integers of an array (8 bytes each, with its room to grow), so few. */
+const CHUNK = 256;
 
 export class IntRun {
   /** The bytes sealed so far, CHUNK to a string. */
@@ -36,6 +37,15 @@ export class IntRun {
     bytes.push(v);
     this.count++;
     if (bytes.length >= CHUNK) this.seal();
+  }
+
+  /** An independent copy (the sealed strings shared: they do not change). */
+  copy(): IntRun {
+    const copy = new IntRun();
+    copy.sealed.push(...this.sealed);
+    copy.bytes = this.bytes.slice();
+    copy.count = this.count;
+    return copy;
   }
 
   /** A reader of its integers from the first (later pushes are read too). */

@@ -92,3 +92,22 @@ test("the memory probe's sampled lines are an iterator, not a generator (a suspe
   assert.deepEqual([...lines].map((line) => line.index), [0, 1, 2]);
   assert.deepEqual(log, ['start', 'line 0', 'sampled', 'line 1', 'sampled', 'line 2', 'sampled', 'closed']);
 });
+
+test("a tally's window starts, held as varints (int-run.ts), thread usage as before: starts past 2^31 (a file over 2 GiB, its limit raised) and in a fork", () => {
+  const window = (start: number): ContextWindow => ({ format: 'anthropic', tools: [], messages: [], boundary: 0, live: false, source: { start, end: start + 5 } });
+  const threads = [1, 2].map((id) => ({ id, kind: id === 1 ? ('main' as const) : ('thread' as const), label: `thread ${id}` }));
+  const tally = new ThreadTally();
+  const starts = [0, 1_000, 2 ** 30 - 100, 2 ** 30 + 100, 2 ** 31 + 7, 3 * 2 ** 31 + 5];
+  starts.forEach((start, k) => tally.see(window(start), threads[k % 2]));
+  const record = (offset: number): UsageRecord => ({ offset, end: offset + 8, thread: 'main' }) as unknown as UsageRecord;
+  // A record is the thread's of the first window starting at or after it, when that starts before the record ends.
+  const records = starts.map((start) => record(start - 3));
+  assert.deepEqual(
+    tally.fork().threadUsage(records).map((r) => r.thread),
+    ['main', 'thread 2', 'main', 'thread 2', 'main', 'thread 2'],
+  );
+  assert.deepEqual(
+    tally.threadUsage(records.map((r) => record(r.offset + 1))).map((r) => r.thread),
+    ['main', 'thread 2', 'main', 'thread 2', 'main', 'thread 2'],
+  );
+});
