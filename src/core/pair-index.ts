@@ -54,13 +54,18 @@ function hashOf(key: string): number {
 }
 
 export class PairIndex implements PairLookup {
-  private ints: number[] = [];
+  /**
+   * Typed arrays (4 bytes an integer, outside the heap's count), not small
+   * integers of arrays (8 bytes each in Node, which has no pointer
+   * compression): ~30 bytes a pair, ~60 before.
+   */
+  private ints: Int32Array = new Int32Array(INTS * 16);
   /** Per pair, its call and its first result as held (undefined: none). */
   private members: (Held | undefined)[] = [];
   /** The results after the first, of the few pairs that have any. */
   private later = new Map<number, readonly ResultMember[]>();
   /** Per slot, a pair's number + 1 (0: empty); its length a power of two, at most three quarters full (linear probing: a few probes a look-up). */
-  private table: number[] = new Array<number>(16).fill(0);
+  private table: Int32Array = new Int32Array(16);
   private count = 0;
 
   /** The pairs of a `toolPairs` map of the window of `messages`. */
@@ -113,7 +118,10 @@ export class PairIndex implements PairLookup {
   /** A new pair's number, its hash in the table (grown to stay at most three quarters full). */
   private add(hash: number): number {
     const n = this.count++;
-    this.ints.push(hash, -1, -1, -1, -1);
+    if ((n + 1) * INTS > this.ints.length) this.ints = grown(this.ints, n + 1 + (n >> 1));
+    const at = n * INTS;
+    this.ints[at] = hash;
+    this.ints.fill(-1, at + 1, at + INTS);
     this.members.push(undefined, undefined);
     if (4 * this.count > 3 * this.table.length) this.grow();
     else this.place(n, hash);
@@ -121,7 +129,7 @@ export class PairIndex implements PairLookup {
   }
 
   private grow(): void {
-    this.table = new Array<number>(2 * this.table.length).fill(0);
+    this.table = new Int32Array(2 * this.table.length);
     for (let n = 0; n < this.count; n++) this.place(n, this.ints[n * INTS] as number);
   }
 
@@ -145,7 +153,8 @@ export class PairIndex implements PairLookup {
   private pair(n: number): ToolPair {
     const at = n * INTS;
     const [call, result, later] = [this.members[2 * n], this.members[2 * n + 1], this.later.get(n)];
-    const [callMessage, callBlock, resultMessage, resultBlock] = this.ints.slice(at + 1, at + INTS) as [number, number, number, number];
+    const ints = this.ints;
+    const [callMessage, callBlock, resultMessage, resultBlock] = [ints[at + 1] as number, ints[at + 2] as number, ints[at + 3] as number, ints[at + 4] as number];
     return {
       id: pairId(blockOf<ToolCall | ToolResult>((call ?? result) as Held, call ? callBlock : resultBlock)),
       get call(): CallMember | undefined {
@@ -158,4 +167,11 @@ export class PairIndex implements PairLookup {
       },
     };
   }
+}
+
+/** `ints` with room for `pairs` pairs. */
+function grown(ints: Int32Array, pairs: number): Int32Array {
+  const out = new Int32Array(pairs * INTS);
+  out.set(ints);
+  return out;
 }

@@ -64,3 +64,10 @@ test('what a tracker holds per pair is bounded: numbers in arrays, not an object
   // room to grow); 92-108 with an IndexedPair (88 bytes) per pair in a Map (the code before pair-index.ts).
   assert.ok(bytes < 86, `${bytes.toFixed(1)} bytes a pair`);
 });
+
+test("a tracker's pair index keeps its integers in typed arrays (4 bytes each, outside the heap's count): under 40 bytes of heap a pair", () => {
+  perPair(10);
+  const heap = Math.min(...[0, 1, 2].map(() => perPair(14)));
+  // Two references a pair and the arrays' room to grow (~17 bytes); 66-79 with five small integers and the table's slots in arrays.
+  assert.ok(heap < 40, `${heap.toFixed(1)} bytes of heap a pair`);
+});
