@@ -15,8 +15,13 @@ import type { TokenCounter } from './tokens';
 
 export class BoundaryPositions {
   private readonly known = new WeakMap<ContextWindow, BoundaryPosition>();
-  /** The last window measured whose every message is consumed (at least one). */
-  private last: { readonly window: ContextWindow; readonly position: BoundaryPosition } | undefined;
+  /**
+   * The last window measured whose every message is consumed (at least one):
+   * its messages and tools, not the window. A request log's consumed window
+   * holds its request's window (its `EXACT_WINDOW`), so keeping it kept a
+   * second messages array of the previous request for the rest of a step.
+   */
+  private last: { readonly messages: readonly Message[]; readonly tools: ContextWindow['tools']; readonly position: BoundaryPosition } | undefined;
 
   constructor(
     private readonly render: RenderCache,
@@ -29,7 +34,7 @@ export class BoundaryPositions {
     if (position) return position;
     position = this.extended(window) ?? full();
     this.known.set(window, position);
-    if (position.messages > 0 && position.messages === window.messages.length) this.last = { window, position };
+    if (position.messages > 0 && position.messages === window.messages.length) this.last = { messages: window.messages, tools: window.tools, position };
     return position;
   }
 
@@ -39,7 +44,7 @@ export class BoundaryPositions {
     if (!last) return undefined;
     const from = last.position.messages;
     const to = Math.min(window.boundary, window.messages.length);
-    if (to < from || !toolsRenderAlike(last.window.tools, window.tools) || !this.samePrefix(last.window.messages, window.messages, from)) return undefined;
+    if (to < from || !toolsRenderAlike(last.tools, window.tools) || !this.samePrefix(last.messages, window.messages, from)) return undefined;
     let offset = last.position.offset;
     let tokens = last.position.tokens;
     const count = this.tokens && ((text: string) => this.tokens?.countUncached?.(text) ?? this.tokens?.count(text) ?? 0);

@@ -7,12 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import fc from 'fast-check';
 import { checkTranscript } from '../../src/core/check';
 import { createEngineContext } from '../../src/core/context';
 import { inputFromText } from '../../src/core/io';
-import type { ContextWindow } from '../../src/core/model';
-import { windowLayout } from '../../src/core/render';
+import { BoundaryPositions } from '../../src/core/boundary';
+import type { ContextWindow, Message } from '../../src/core/model';
+import { RenderCache, windowLayout } from '../../src/core/render';
 import type { BoundaryPosition } from '../../src/core/results';
 import { recognisedCorpusFiles } from './provider-helpers';
 
@@ -69,4 +72,25 @@ test('property: random request logs: every step has the boundary of the whole la
     }),
     { numRuns: 100 },
   );
+});
+
+test('the positions keep the last window measured as its messages and tools, not the window (a consumed window holds its request window besides)', async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const positions = new BoundaryPositions(new RenderCache(), undefined);
+  const messages: Message[] = [{ role: 'user', blocks: [{ kind: 'text', text: 'hi' }] }];
+  let window: ContextWindow | undefined = { format: 'anthropic', messages, tools: [], boundary: 1, live: false } as unknown as ContextWindow;
+  const position = positions.of(window, () => fullPosition(window!));
+  const held = new WeakRef(window);
+  window = undefined;
+  // A WeakRef keeps its target until the job that made it ends.
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  assert.equal(held.deref(), undefined, 'the window is let go');
+  // Still extended from it: a window with one more message.
+  const next = { format: 'anthropic', messages: [...messages, { role: 'assistant', blocks: [{ kind: 'text', text: 'hello' }] }], tools: [], boundary: 2, live: false } as unknown as ContextWindow;
+  const extended = positions.of(next, () => assert.fail('extended, not computed again'));
+  const full = fullPosition(next);
+  assert.deepEqual([extended.messages, extended.offset], [full.messages, full.offset]);
+  assert.equal(position.messages, 1);
 });
