@@ -117,3 +117,20 @@ test('a step sent ahead that is not the step then selected is never shown', asyn
   assert.deepEqual(await onScreen(ahead), await onScreen(plain));
   await Promise.all([ahead.context().close(), plain.context().close()]);
 });
+
+test('no animation runs after a step (the scrollbars do not fade): a key would wait behind the frames it makes', async () => {
+  const { ahead, plain } = await pages(largeReport(2_000));
+  await plain.context().close();
+  await aheadReady(ahead, 2);
+  // The jump from the compaction to the window's end: both diffs were scrolled (the spare laying it out, then the swap).
+  await ahead.keyboard.press(']');
+  await painted(ahead, 2);
+  const running: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    running.push(await ahead.evaluate(() => document.getAnimations().length));
+    await ahead.waitForTimeout(100);
+  }
+  assert.deepEqual(running, Array(15).fill(0), 'animations running in the 1.5 s after the step');
+  assert.ok((await ahead.locator('.pl-diff .scrollbar').count()) >= 4, 'both diffs have their scrollbars');
+  await ahead.context().close();
+});
