@@ -53,8 +53,8 @@ class Inspector {
   private pairsTabOpened = false;
   private readonly columns = el('div', { className: 'pl-columns' });
   private readonly notice = el('div', { className: 'pl-notice', attrs: { role: 'status' } });
+  /** The diff on screen, and the step after the one shown laid out ahead of `]` in a spare. */
   private readonly diffs: DiffStack;
-  /** The step after the one shown, laid out ahead of `]`. */
   private readonly ahead: StepsAhead;
   /** The step just put on screen by a swap (`StepsAhead.take`): its diff is shown already. */
   private swapped: StepDetail | undefined;
@@ -113,8 +113,7 @@ class Inspector {
     // A step laid out ahead is not a step shown: the paint being timed is still the last step's.
     if (message.type === 'nextStep') return this.layAhead(message.edit);
     this.receivedAt = performance.now();
-    const base = this.view?.detail;
-    const swapped = message.type === 'stepEdit' ? this.ahead.take(base, message, (d) => this.previewing(d)) : undefined;
+    const swapped = message.type === 'stepEdit' ? this.ahead.take(this.view?.detail, message, (d) => this.previewing(d)) : undefined;
     if (!swapped && message.type !== 'fixResult') this.ahead.drop();
     this.swapped = swapped;
     switch (message.type) {
@@ -392,9 +391,7 @@ class Inspector {
     // Whether the step was the one laid out ahead, put on screen by a swap (the tests check it is used).
     data.swapped = String(swapped);
     // Once it is painted, the host may send the step after it (if any) to lay out ahead of `]`.
-    const steps = this.view?.steps ?? [];
-    const last = steps[steps.length - 1]?.index;
-    if (step !== undefined && step !== last) this.afterPaint.run('ahead', () => this.detail?.step.index === step && this.post({ type: 'stepShown', step }));
+    if (step !== undefined && step !== this.view?.steps.at(-1)?.index) this.afterPaint.run('ahead', () => this.detail?.step.index === step && this.post({ type: 'stepShown', step }));
     data.renderMs = (performance.now() - received).toFixed(1);
     data.readyAt = performance.now().toFixed(1);
     data.paintMs = '';

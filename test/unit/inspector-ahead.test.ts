@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderWindow } from '../../src/core/render';
-import { renderAhead, renderOrReuse, stepAfter } from '../../src/extension/inspector/ahead';
+import { renderAhead, renderOrReuse, stepAfter, stepAhead } from '../../src/extension/inspector/ahead';
 import { type InspectorEngine, renderStep, stepEdit } from '../../src/extension/inspector/views';
 import { isHostMessage, parseWebviewMessage } from '../../src/shared/protocol';
 import { incidentReport, largeReport } from '../fixtures/inspector/reports';
@@ -63,4 +63,15 @@ test('stepShown and nextStep are validated', () => {
   for (const bad of [{ type: 'nextStep' }, { type: 'nextStep', edit: {} }, { type: 'nextStep', edit: { ...edit, type: 'step' } }, { type: 'nextStep', edit: { ...edit, from: -1 } }, { type: 'nextStep', edit: { ...edit, detail: { ...edit.detail, after: { ...edit.detail.after, splice: { start: 5, end: 2, text: '' } } } } }]) {
     assert.equal(isHostMessage(bad), false, JSON.stringify(bad).slice(0, 80));
   }
+});
+
+test('stepShown: the step after goes ahead only for the step shown, rendered as it was', () => {
+  const report = largeReport(600);
+  const rendered = renderStep(report, 1, engine, source())!;
+  const shown = { report, step: 1, rendered, engine, sourceText: source };
+  assert.equal(stepAhead(shown, 1)?.ahead.rendered.detail.step.index, 2);
+  assert.equal(stepAhead(shown, 2), undefined, 'a step no longer shown (the user moved on)');
+  assert.equal(stepAhead({ ...shown, report: undefined }, 1), undefined, 'nothing shown');
+  const { ahead } = stepAhead(shown, 1)!;
+  assert.equal(stepAhead({ ...shown, ahead }, 1)?.ahead.rendered, ahead.rendered, 'asked again: the step rendered ahead is reused');
 });

@@ -40,6 +40,22 @@ export function renderAhead(
   return { ahead: { report, engine, rendered }, ...(edit ? { message: { type: 'nextStep', edit } } : {}) };
 }
 
+/** A step the webview shows, as the panel's host keeps it: how it was rendered, and the step after it rendered ahead. */
+export interface ShownStep {
+  readonly report: Report | undefined;
+  readonly step: number | undefined;
+  readonly rendered?: RenderedStep;
+  readonly engine?: InspectorEngine;
+  readonly sourceText?: () => string | undefined;
+  readonly ahead?: Ahead;
+}
+
+/** The webview painted step `step` (`stepShown`): if it is still the step shown, the step after it, rendered the same way. */
+export function stepAhead(shown: ShownStep, step: number): ReturnType<typeof renderAhead> {
+  if (!shown.report || !shown.rendered || !shown.engine || !shown.sourceText || shown.step !== step) return undefined;
+  return renderAhead(shown.report, shown.rendered, shown.engine, shown.sourceText, shown.ahead);
+}
+
 /** The step `index` of `report`, rendered: the one rendered ahead when it is that step, else now. */
 export function renderOrReuse(ahead: Ahead | undefined, report: Report, index: number, engine: InspectorEngine, sourceText: () => string | undefined): RenderedStep | undefined {
   if (ahead && ahead.report === report && ahead.engine === engine && ahead.rendered.detail.step.index === index) return ahead.rendered;

@@ -20,8 +20,8 @@ import type { Session, Sessions } from '../sessions';
 import { isZip } from '../viewed-files';
 import { INSPECTOR_PAGE, makeNonce, webviewHtml } from '../webview-html';
 import { activeTabUri, basename, commandTarget } from './targets';
-import { transcriptView, chooseStep, fixToCopy, type InspectorEngine, type RenderedStep, stepEdit } from './views';
-import { type Ahead, renderAhead, renderOrReuse } from './ahead';
+import { transcriptView, chooseStep, fixToCopy, type InspectorEngine, stepEdit } from './views';
+import { renderOrReuse, type ShownStep, stepAhead } from './ahead';
 import { planFix, renderWindow, type Report } from '../engine';
 
 export const OPEN_INSPECTOR_COMMAND = 'prefixLens.openInspector';
@@ -81,16 +81,11 @@ interface Detached {
   close(): void;
 }
 
-interface Shown {
+/** What the webview shows; how `rendered` was rendered, and the step after it rendered ahead (ahead.ts). */
+interface Shown extends ShownStep {
   readonly report: Report | undefined;
   readonly step: number | undefined;
   readonly ready: boolean;
-  readonly rendered?: RenderedStep;
-  /** How `rendered` was rendered, to render the step after it the same way (`stepShown`). */
-  readonly engine?: InspectorEngine;
-  readonly sourceText?: () => string | undefined;
-  /** The step after it, rendered ahead and sent as `nextStep`. */
-  readonly ahead?: Ahead;
 }
 
 const NOTHING_SHOWN: Shown = { report: undefined, step: undefined, ready: false };
@@ -291,9 +286,13 @@ class InspectorHost implements vscode.Disposable {
         session?.selectStep(message.step);
         this.push();
         return;
-      case 'stepShown':
-        this.sendAhead(message.step);
+      case 'stepShown': {
+        // Once the webview painted the step shown, the step after it goes ahead of `]`.
+        const next = stepAhead(this.shown, message.step);
+        if (next) this.shown = { ...this.shown, ahead: next.ahead };
+        if (next?.message) this.post(next.message);
         return;
+      }
       case 'reveal':
         await session?.revealRange(message.range);
         return;
@@ -354,16 +353,6 @@ class InspectorHost implements vscode.Disposable {
       else if (rendered) this.post({ type: 'step', selected: step, detail: rendered.detail });
     }
     this.shown = { report, step, ready: true, engine, sourceText, ...(rendered ? { rendered } : {}) };
-  }
-
-  /** The webview painted step `step`: if it is still the step shown, the step after it goes ahead of `]` (ahead.ts). */
-  private sendAhead(step: number): void {
-    const shown = this.shown;
-    if (!shown.report || !shown.rendered || !shown.engine || !shown.sourceText || shown.step !== step) return;
-    const next = renderAhead(shown.report, shown.rendered, shown.engine, shown.sourceText, shown.ahead);
-    if (!next) return;
-    this.shown = { ...shown, ahead: next.ahead };
-    if (next.message) this.post(next.message);
   }
 
   private showEmpty(reason: string): void {
