@@ -247,3 +247,23 @@ test("a carried message is its home and its row of its reader's rows: 48 bytes o
   // Its row, 36 bytes, with the rows' room to grow (a quarter); the heap and the rows together under what the object alone held.
   assert.ok(external < 52 && heap + external < 112, `${external.toFixed(1)} bytes of rows a carried message (${heap.toFixed(1)} of heap)`);
 });
+
+test("a carried message's messages array range is two numbers of its row, made when read: no range object held per line that first read messages", () => {
+  const home = new Home({ text: '{}', offset: 0, index: 0 }, 0, () => ({ role: 'user', blocks: [] }));
+  // A range of its own per message, as a log whose every line first reads one message.
+  const made = (n: number) => Array.from({ length: n }, (_, k) => new CarriedMessage({ role: 'user', blocks: [], container: { start: 1_000 * k, end: 1_000 * k + 900 } }, { start: 1_000 * k + 1, end: 1_000 * k + 40 }, home));
+  made(64);
+  const heap = Math.min(
+    ...[0, 1, 2].map(() => {
+      const before = settledHeap();
+      const messages = made(20_000);
+      const held = (settledHeap() - before) / 20_000;
+      assert.deepEqual(messages[7]?.container, { start: 7_000, end: 7_900 });
+      return held;
+    }),
+  );
+  const none = new CarriedMessage({ role: 'user', blocks: [] }, { start: 5, end: 9 }, home);
+  assert.equal(none.container, undefined);
+  // The object (2 fields) and its element: 48 bytes; 96 with a container field and a range object each (the code before).
+  assert.ok(heap < 64, `${heap.toFixed(1)} bytes of heap a carried message with its range`);
+});

@@ -5,10 +5,10 @@
  * so what it holds would be held for the rest of the log: ~480 bytes of
  * objects (the message, its range, its blocks array, its blocks with their
  * ids, texts and payloads) for ~160 bytes of JSON. A `CarriedMessage` keeps
- * its role, its messages array's range (shared by the array's elements) and
- * three numbers: where it starts in the line it was first read in, how long it
- * is, and where it starts relative to the line's messages array (the same in
- * every line that carries it), in a row of its reader's `CarriedRows`. Its
+ * its role, its messages array's range and three numbers: where it starts in
+ * the line it was first read in, how long it is, and where it starts relative
+ * to the line's messages array (the same in every line that carries it), in a
+ * row of its reader's `CarriedRows`. Its
  * blocks are the reader's until RECENT more messages were read or asked for
  * (the rows' ring); after that they
  * are read again when asked, from the newest line that carries the message
@@ -41,11 +41,14 @@ const CHARS = 3;
 const TOKENS = 4;
 const WALKED = 5;
 const SLOT = 6;
-const INTS = 7;
+/** Its messages array's range: its start relative to the message's, its length (-1: none). */
+const CONTAINER_FROM = 7;
+const CONTAINER_LENGTH = 8;
+const INTS = 9;
 
 /**
  * The numbers of a reader's carried messages, a row each (struct of arrays:
- * seven 32-bit integers and a file offset, 36 bytes, where they were eight
+ * nine 32-bit integers and a file offset, 44 bytes, where they were eight
  * fields of 8 bytes of each message object; the integers are under 2^30 as
  * they are offsets and lengths within one line, a string's length), and the
  * messages whose blocks are held, newest last: a ring, each message let go
@@ -65,8 +68,8 @@ export class CarriedRows {
   /** The walk whose marks the rows keep (the first to mark one: a check's own); another walk keeps its marks itself. */
   private walk: symbol | undefined = undefined;
 
-  /** A new row: its kind, start, length and start relative to its home's base. */
-  add(kind: number, start: number, length: number, at: number): number {
+  /** A new row: its kind, start, length, start relative to its home's base, and its messages array's range. */
+  add(kind: number, start: number, length: number, at: number, container: SourceRange | undefined): number {
     const row = this.count++;
     if (row === this.starts.length) this.grow();
     const ints = this.ints;
@@ -77,6 +80,8 @@ export class CarriedRows {
     ints[k + CHARS] = -1;
     ints[k + TOKENS] = -1;
     ints[k + SLOT] = -1;
+    ints[k + CONTAINER_FROM] = container ? container.start - start : 0;
+    ints[k + CONTAINER_LENGTH] = container ? container.end - container.start : -1;
     this.starts[row] = start;
     return row;
   }
@@ -194,20 +199,21 @@ function kindOf(message: Message): number {
 /**
  * A message of a request log kept as its place in the line (see the module
  * comment): its home and its row of its reader's `CarriedRows`, which holds
- * its numbers and, for a while, its blocks. Three fields (its messages
- * array's range, shared by the array's elements, is the third): 48 bytes, 112
- * with its numbers and blocks in the object.
+ * its numbers (its messages array's range among them: made when read, as its
+ * `source`, not an object per line held by the messages first read in it)
+ * and, for a while, its blocks. Two fields: 40 bytes, 112 with its numbers
+ * and blocks in the object. No own enumerable property: a request log's
+ * windows of first readings are never compared by value (`sameValue`: the
+ * follower's reuse keeps rewrites, so its messages are objects).
  */
 export class CarriedMessage implements Message, OwnMeasure {
-  readonly container: SourceRange | undefined;
   #home: Home;
   readonly #row: number;
 
   constructor(message: Message, source: SourceRange, home: Home) {
-    this.container = message.container;
     this.#home = home;
     const rows = home.rows;
-    this.#row = rows.add(kindOf(message), source.start, source.end - source.start, source.start - home.base);
+    this.#row = rows.add(kindOf(message), source.start, source.end - source.start, source.start - home.base, message.container);
     rows.hold(this, this.#row, message.blocks);
   }
 
@@ -223,6 +229,14 @@ export class CarriedMessage implements Message, OwnMeasure {
     const rows = this.#home.rows;
     const start = rows.start(this.#row);
     return { start, end: start + rows.int(this.#row, LENGTH) };
+  }
+
+  get container(): SourceRange | undefined {
+    const rows = this.#home.rows;
+    const length = rows.int(this.#row, CONTAINER_LENGTH);
+    if (length < 0) return undefined;
+    const start = rows.start(this.#row) + rows.int(this.#row, CONTAINER_FROM);
+    return { start, end: start + length };
   }
 
   get blocks(): readonly Block[] {
