@@ -18,6 +18,7 @@
  * text (`encode(text, [], [])` allows none and forbids none).
  */
 
+import { MEMO_WIDTH, PieceMemo } from './bpe-memo';
 import { isPairAt, pieceEnd, splitVariant, utf8End } from './bpe-split';
 
 /** A rank table as js-tiktoken ships it: `pat_str`, and `bpe_ranks` lines of `! offset token64 token64 …`. */
@@ -122,15 +123,16 @@ class RankTable {
     return true;
   }
 
-  /**
-   * The rank of the token made of bytes[from, to), or -1 when it is none.
-   * `hash` and `equals` written out: it runs for every piece and every pair
-   * a merge tries, and the CLI's V8 inlines nothing (src/cli/jit.ts).
-   */
+  /** The rank of the token made of bytes[from, to), or -1 when it is none. */
   rank(bytes: Uint8Array, from: number, to: number): number {
     let h = FNV_OFFSET;
     for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), FNV_PRIME);
-    let slot = (h >>> 0) & this.mask;
+    return this.rankHashed(bytes, from, to, h >>> 0);
+  }
+
+  /** `rank` of bytes[from, to), whose FNV-1a hash is `h`; `equals` written out (the CLI's V8 inlines no call, src/cli/jit.ts). */
+  rankHashed(bytes: Uint8Array, from: number, to: number, h: number): number {
+    let slot = h & this.mask;
     const length = to - from;
     for (;;) {
       const entry = this.slots[slot] as number;
@@ -212,6 +214,7 @@ export class BpeCounter {
   private here: RegExp | undefined;
   private readonly encoder = new TextEncoder();
   private readonly merger: PairMerge;
+  private readonly memo = new PieceMemo();
   private scratch = new Uint8Array(1024);
 
   /** From a rank table's text, or from its arrays as `bpe-packed.ts` reads them from a file. */
@@ -274,12 +277,19 @@ export class BpeCounter {
     return n;
   }
 
-  /** Tokens in the piece of bytes scratch[from, to): 1 when they are a token, else what the merge leaves. */
+  /** Tokens in the piece of bytes scratch[from, to): 1 when they are a token, else what the merge leaves; kept in the memo. */
   private piece(from: number, to: number): number {
     const length = to - from;
     if (length <= 1) return length;
-    if (this.table.rank(this.scratch, from, to) >= 0) return 1;
-    return this.merger.merge(this.scratch.subarray(from, to), length);
+    const bytes = this.scratch;
+    let h = FNV_OFFSET;
+    for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), FNV_PRIME);
+    const kept = length <= MEMO_WIDTH;
+    let count = kept ? this.memo.get(bytes, from, to, h) : -1;
+    if (count >= 0) return count;
+    count = this.table.rankHashed(bytes, from, to, h >>> 0) >= 0 ? 1 : this.merger.merge(bytes.subarray(from, to), length);
+    if (kept) this.memo.set(bytes, from, to, h, count);
+    return count;
   }
 }
 
