@@ -16,11 +16,10 @@ import { test } from 'node:test';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { peakLiveHeap } from '../../bench/memory-probe';
-import { linesFromBytes } from '../../src/core/byte-lines';
+import { chainPeakOf, prose } from './chain-peak';
 import type { Message } from '../../src/core/model';
 import { RenderCache, renderMessage } from '../../src/core/render';
 import { createTokenCounter } from '../../src/core/tokens';
-import { lineLength, type SourceLine } from '../../src/core/text';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -28,18 +27,6 @@ const gc = vm.runInNewContext('gc') as () => void;
 function heapUsed(): number {
   gc();
   return process.memoryUsage().heapUsed;
-}
-
-/** Words, different for every `seed`, so no two texts are one string. */
-function prose(seed: number, chars: number): string {
-  const words: string[] = [];
-  let size = 0;
-  for (let i = 0; size < chars; i++) {
-    const word = `w${((seed * 7919 + i * 104729) % 1000003).toString(36)}`;
-    words.push(word);
-    size += word.length + 1;
-  }
-  return words.join(' ');
 }
 
 /** An Anthropic request log: each request repeats the history, adds the last response and a user turn of `chars` characters (texts of their own for each `seed`). */
@@ -108,36 +95,10 @@ test('a warm-up of long windows leaves compiled code in the constant, not data: 
   }
 });
 
-/**
- * The largest heap in use (after a full GC, over the heap before the read) while `chunks` are read line by line,
- * least of two reads after a warm-up read. Data is the same in every read; code V8 compiles or optimises while a
- * read runs (at a moment that depends on the machine's load) is in the heap of that read only, and is in the base of
- * the reads after it: the least of two leaves the chain, not the compiler's timing.
- */
-function chainPeak(chunks: readonly Buffer[]): { peak: number; largest: number; last: SourceLine | undefined } {
-  for (const line of linesFromBytes(chunks)) void line;
-  let result = { peak: Infinity, largest: 0, last: undefined as SourceLine | undefined };
-  for (let read = 0; read < 2; read++) {
-    const base = heapUsed();
-    let peak = 0;
-    let largest = 0;
-    let last: SourceLine | undefined;
-    for (const line of linesFromBytes(chunks)) {
-      largest = Math.max(largest, lineLength(line));
-      last = line;
-      peak = Math.max(peak, heapUsed() - base);
-    }
-    if (peak < result.peak) result = { peak, largest, last };
-  }
-  return result;
-}
-
 test("lines that repeat the line before and a long end of their own: the texts' chain holds at most a line and 64 K characters", () => {
   // Line k: k × 40 KB shared with line k - 1, then 200 KB of its own (a request log's response), so each line's rest repeats 200 KB of the line before.
-  const lines = Array.from({ length: 12 }, (_, k) => `${'h'.repeat(40_000 * k)}${prose(k, 200_000)}`);
-  const chunks = lines.map((line) => Buffer.from(`${line}\n`));
-  const { peak, largest, last } = chainPeak(chunks);
-  assert.equal(last?.text, lines.at(-1));
+  const { peak, largest, lastRead } = chainPeakOf('long-ends');
+  assert.ok(lastRead, 'the last line read has its text');
   // The chunks are outside the V8 heap (Buffers); the chain is what is in it: 1.3 times the line here, 2.75 times when chains of twice a line were kept.
   assert.ok(peak < 1.5 * largest + 64 * 1024, `peak ${peak} bytes for lines of ${largest} characters`);
 });
@@ -145,11 +106,8 @@ test("lines that repeat the line before and a long end of their own: the texts' 
 test("lines that each re-write the end of the line before (a request log's last response): the texts' chain holds a line and at most 16 K characters more", () => {
   // Line k: line k - 1 without its last 1,000 characters, then 3,000 of its own: each rest repeats a little of the line
   // before, so the chain grows faster than its line and is made into a text every few lines.
-  const lines: string[] = [];
-  for (let k = 0, line = ''; k < 100; k++) lines.push((line = `${line.slice(0, Math.max(0, line.length - 1000))}${prose(k, 3000).slice(0, 3000)}`));
-  const chunks = lines.map((line) => Buffer.from(`${line}\n`));
-  const { peak, largest, last } = chainPeak(chunks);
-  assert.equal(last?.text, lines.at(-1));
+  const { peak, largest, lastRead } = chainPeakOf('re-written-ends');
+  assert.ok(lastRead, 'the last line read has its text');
   // The line before's text is made, one string of its own, once the chain holds 16 K characters more than its line:
   // ~1.1 times the line here (201 K characters). Texts made as ropes (a slice of the text before and the rests since,
   // all kept alive behind it) and chains of up to 64 K characters more held ~1.55 times.
