@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import { linesFromBytes } from '../../src/core/byte-lines';
 import { inputFromFile } from '../../src/core/io';
 import { splitLines, type SourceLine } from '../../src/core/text';
+import { settledMemory } from './settled-heap';
 
 const PIECES: readonly number[][] = [
   [...Buffer.from('{"messages":[{"role":"user","content":"the agent reads a file"}')],
@@ -134,4 +135,23 @@ test('a huge line not valid UTF-8, past the limit, is refused by the limit witho
   const line = Buffer.alloc(2 ** 29, 0xff);
   const maxLineChars = Math.ceil(line.length / 3);
   assert.throws(() => [...linesFromBytes([line], maxLineChars)], /line 1 is longer than the maxLineChars limit/);
+});
+
+test("a log of lines that grow a little at a time holds its reader's buffers at about twice its longest line, not five times (slots grown by a quarter, not doubled; the first chunk not copied)", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-lens-'));
+  const file = path.join(dir, 'log.jsonl');
+  // 28 lines of 10 KB to 280 KB, each the one before with 10 KB more: lines cut between the 1 MiB chunks, lines kept.
+  const lines = Array.from({ length: 28 }, (_, i) => `{"messages":"${'y'.repeat((i + 1) * 10_000)}"}`);
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  const longest = (lines.at(-1) as string).length;
+  const before = settledMemory().external;
+  let held = 0;
+  for (const line of inputFromFile(file).lines()) {
+    // The reader holds its chunk (1 MiB), the line before (kept) and the line cut between chunks.
+    if (line.index === lines.length - 1) held = settledMemory().external - before - 1024 * 1024;
+  }
+  // Both slots at 320 KiB (64, 128, 192, 256, 320): 640 KiB held; doubled (64, 128, 256, 512 KiB) they held 1 MiB. The
+  // first chunk was copied to look for a byte order mark, and the copy held for the whole read: 1 MiB more.
+  assert.ok(held > 0 && held < 2.5 * longest, `the reader held ${held} bytes of buffers besides its chunk for a longest line of ${longest}`);
+  fs.rmSync(dir, { recursive: true });
 });
