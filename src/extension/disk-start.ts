@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { Checker } from './checker';
-import { DocumentFollower, fileHead, lineColumn, recognises, resolveLimits, type Report, type SourceRange } from './engine';
+import { DocumentFollower, fileHead, findingsRequest, lineColumn, recognises, resolveLimits, type Report, type SourceRange } from './engine';
 import { readSettings } from './settings';
 import { EXTENSIONS as TRANSCRIPT_EXTENSIONS, SNIFF_CHARS } from './sniff';
 
@@ -86,8 +86,8 @@ export class DiskStarts {
     // Not a transcript (sniffed from its head: a large JSON file of another kind is never read whole): left to the document's own check.
     if (!recognises(fileHead(file, SNIFF_CHARS))) return undefined;
     const options = { tokens: settings.tokens, limits: settings.limits };
-    // The findings as the CLI checks them (no windows kept), by a worker that reads the file itself (it throws when the file is not UTF-8).
-    const findings = await this.checker.check({ kind: 'file', file, bytes: size, ...options, keepRewrites: false }, 0, signal).catch(() => undefined);
+    // The findings alone, by a worker that reads the file itself (it throws when the file is not UTF-8).
+    const findings = await this.checker.check(findingsRequest(file, size, settings.limits), 0, signal).catch(() => undefined);
     if (signal.aborted) return undefined;
     if (findings) publish(findings);
     const text = await fs.promises.readFile(file, 'utf8');

@@ -90,6 +90,15 @@ export type CheckRequest =
   | ({ readonly kind: 'zip'; readonly file: string; readonly bytes: number } & RequestOptions)
   | ({ readonly kind: 'against'; readonly older: FileText; readonly newer: FileText } & RequestOptions);
 
+/**
+ * A file's findings alone (a large file's first diagnostics, before its document): no windows kept, the file read
+ * by the thread that checks it, no tokens counted (7–10 % of this check): findings never depend on the counts, only
+ * the steps' cache impact, which the editor's check gives next (test/unit/findings-request.test.ts).
+ */
+export function findingsRequest(file: string, bytes: number, limits: Partial<Limits>): CheckRequest {
+  return { kind: 'file', file, bytes, tokens: false, limits, keepRewrites: false };
+}
+
 /** Sub-agent files of a Claude Code session (`file`), each to be checked on its own. */
 export type SubAgentsRequest = { readonly kind: 'sub-agents'; readonly file: string; readonly subAgents: readonly SubAgentFile[] } & RequestOptions;
 

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { generateLog } from '../../../bench/generate';
 import { recordTimes } from '../../../bench/vscode-record';
-import { checkRequest, type Report } from '../../../src/extension/engine';
+import { checkRequest, findingsRequest, type Report } from '../../../src/extension/engine';
 import { api, closeAll, codeOf, diagnosticsOf, repoPath, setSetting, waitFor, waitForDisk } from './helpers';
 
 /** Where every request of the log repeats the model's first answer. */
@@ -93,7 +93,7 @@ suite('a 20 MB request log', () => {
     let early: string[] = [];
     const start = performance.now();
     const stalls = stallMeter();
-    const followed = checker.stats.followed;
+    const [followed, ahead] = [checker.stats.followed, checker.stats.ahead];
     const listeners = [
       vscode.window.tabGroups.onDidChangeTabs((e) => e.opened.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === file) && (opened.tab ||= performance.now())),
       vscode.languages.onDidChangeDiagnostics((e) => {
@@ -114,6 +114,7 @@ suite('a 20 MB request log', () => {
     // The findings from disk, then the same with the windows, then the session's report: what they show is published once.
     assert.equal(diagnostics.published(uri), 1, 'the diagnostics of the open published once');
     assert.ok(checker.stats.followed > followed, 'the document\'s check found the text read from disk');
+    assert.equal(checker.stats.ahead, ahead + 1, 'the check from disk ran in the worker started before it was asked');
     assert.deepEqual(keys(session.report), keys(checkRequest({ kind: 'transcript', file, text: session.document.getText(), tokens: 'o200k_base', limits: {} })));
     const checked = opened.report - opened.document;
 
@@ -275,6 +276,12 @@ suite('a 20 MB request log', () => {
     if (document.came) await waitFor('the document VS Code loaded closed again', () => document.closed && !sessions.get(uri), 60_000);
     listeners.forEach((l) => l.dispose());
     assert.deepEqual(shown(diagnosticsOf(uri)), [], 'no diagnostics for the closed file');
+    // Each worker check ends its worker (this one's cancelled): the next check has a worker started ahead again.
+    const { checker } = await api();
+    const ahead = checker.stats.ahead;
+    const report = await checker.check(findingsRequest(file, fs.statSync(file).size, {}), 0);
+    assert.equal(checker.stats.ahead, ahead + 1, 'a new worker was started ahead after the cancelled one');
+    assert.ok(report.findings.some((f) => f.rule === 'prefix-mutated'));
     console.log(`tab closed ${cameBefore ? 'after' : 'before'} the document came (${document.came ? 'it came' : 'it never came'}): its diagnostics cleared`);
   });
 
