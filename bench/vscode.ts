@@ -12,7 +12,8 @@
  * - keystroke → painted while the log is checked (3 rounds of 20 keys),
  *   against the same keys in the same log in the same VS Code without the
  *   extension, in turn with it (median and max), and against the 50 ms
- *   target itself.
+ *   target itself; and with the extension's CodeLens off, in turn too (what
+ *   of a key's time is VS Code's work for the lenses).
  *
  * The times come from the suites that assert what these scenarios do
  * (test/vscode/suite/big-log.test.ts in code-server's extension host,
@@ -75,11 +76,18 @@ export function openAndEditResults(times: Times): BenchResult[] {
   ];
 }
 
-/** The entries of the typing scenario: with the extension against VS Code alone, and against the target. */
+/**
+ * The entries of the typing scenario: with the extension against VS Code alone, and against the target; and
+ * the same keys with the extension's CodeLens off, against VS Code alone (the extension's own work per key
+ * and the check's) and as the baseline of the keys with it (VS Code's work per key for ~300 lenses: it lays
+ * out every lens's view zone again at each change of the text, and the minimap is drawn again whole).
+ */
 export function keystrokeResults(times: Times): BenchResult[] {
-  const [withExtension, alone] = [list(times, 'withExtension'), list(times, 'withoutExtension')];
+  const [withExtension, withoutLenses, alone] = [list(times, 'withExtension'), list(times, 'withoutCodeLens'), list(times, 'withoutExtension')];
   return [
     result('vscode.20mb.keystroke.median', median(withExtension), 'ms', median(alone)),
+    result('vscode.20mb.keystroke.without-codelens.median', median(withoutLenses), 'ms', median(alone)),
+    result('vscode.20mb.keystroke.codelens.median', median(withExtension), 'ms', median(withoutLenses)),
     result('vscode.20mb.keystroke.max', max(withExtension), 'ms', max(alone)),
     result('vscode.20mb.keystroke.median-vs-target', median(withExtension), 'ms', KEYSTROKE_MS),
     result('vscode.20mb.keystroke.max-vs-target', max(withExtension), 'ms', KEYSTROKE_MS),

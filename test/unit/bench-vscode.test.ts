@@ -65,16 +65,19 @@ describe('bench/vscode', () => {
     assert.throws(() => openAndEditResults({ cli: 500 }), /recorded no firstDiagnostics/);
   });
 
-  it('keystrokes: the median and max with the extension against VS Code alone, and against 50 ms', () => {
-    const entries = keystrokeResults({ withExtension: [30, 10, 20, 90], withoutExtension: [25, 15, 60] });
+  it('keystrokes: the median and max with the extension against VS Code alone, and against 50 ms; the CodeLens\'s part', () => {
+    const entries = keystrokeResults({ withExtension: [30, 10, 20, 90], withoutCodeLens: [12, 22, 8], withoutExtension: [25, 15, 60] });
     const byName = Object.fromEntries(entries.map((e) => [e.name, [e.value, e.baseline]]));
     assert.deepEqual(byName, {
       'vscode.20mb.keystroke.median': [30, 25],
+      'vscode.20mb.keystroke.without-codelens.median': [12, 25],
+      'vscode.20mb.keystroke.codelens.median': [30, 12],
       'vscode.20mb.keystroke.max': [90, 60],
       'vscode.20mb.keystroke.median-vs-target': [30, 50],
       'vscode.20mb.keystroke.max-vs-target': [90, 50],
       'vscode.20mb.keystroke.without-extension.max-vs-target': [60, 50],
     });
-    assert.throws(() => keystrokeResults({ withExtension: [], withoutExtension: [1] }), /recorded no withExtension/);
+    assert.throws(() => keystrokeResults({ withExtension: [], withoutCodeLens: [1], withoutExtension: [1] }), /recorded no withExtension/);
+    assert.throws(() => keystrokeResults({ withExtension: [1], withoutExtension: [1] }), /recorded no withoutCodeLens/);
   });
 });

@@ -275,13 +275,17 @@ async function typedAlone(file: string): Promise<Key[]> {
   return keys;
 }
 
-/** Keys typed into the head of `file` with the extension, while the re-check of a first edit there runs; its CodeLens stays. */
-async function typedWhileChecked(file: string): Promise<Key[]> {
+/**
+ * Keys typed into the head of `file` with the extension, while the re-check of a first edit there runs; its CodeLens stays.
+ * `codeLens` false: the same in a folder whose settings turn the lenses off (`prefixLens.codeLens`), to tell the
+ * extension's own work per key from VS Code's work for the lenses.
+ */
+async function typedWhileChecked(file: string, codeLens = true): Promise<Key[]> {
   await openWorkbench(file, 'request');
   await page.locator('.statusbar-item', { hasText: 'anthropic ·' }).first().waitFor();
   // The file is just under VS Code's CodeLens limit (20 MiB): a lens above each step.
   const lenses = page.locator('.codelens-decoration', { hasText: 'Step ' });
-  await lenses.first().waitFor();
+  if (codeLens) await lenses.first().waitFor();
   await page.locator('.monaco-editor .view-lines').first().click();
   await page.keyboard.press('Control+Home');
   // An edit in the first line (the file's head) is checked again from the start, in slices, once edits pause (300 ms):
@@ -290,12 +294,13 @@ async function typedWhileChecked(file: string): Promise<Key[]> {
   await page.locator('.statusbar-item', { hasText: 'Prefix Lens: checking' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
   const keys = await typed(KEYS, 120);
   // VS Code asked for the lenses again once the keys paused (375 ms); the edit's re-check had not answered yet.
-  assert.ok((await lenses.count()) > 0, 'the CodeLens stays while the edits wait for their re-check');
+  if (codeLens) assert.ok((await lenses.count()) > 0, 'the CodeLens stays while the edits wait for their re-check');
+  else assert.equal(await lenses.count(), 0, 'no CodeLens where the setting turns it off');
   await runCommand('File: Revert File');
   return keys;
 }
 
-test('typing in a 20 MB request log while it is checked: keystroke → painted against the same file in VS Code without the extension; the CodeLens stays (printed)', async () => {
+test('typing in a 20 MB request log while it is checked: keystroke → painted against the same file in VS Code without the extension and with the extension\'s CodeLens off; the CodeLens stays (printed)', async () => {
   const { generateLog } = await import('../../../bench/generate');
   const big = join(OUT, 'big', 'requests.jsonl');
   mkdirSync(dirname(big), { recursive: true });
@@ -304,6 +309,11 @@ test('typing in a 20 MB request log while it is checked: keystroke → painted a
   const alone = join(OUT, 'big-alone', 'requests.jsonl');
   mkdirSync(dirname(alone), { recursive: true });
   copyFileSync(big, alone);
+  // With the extension and its CodeLens off: another copy, in a folder whose settings say so.
+  const noLens = join(OUT, 'big-no-codelens', 'requests.jsonl');
+  mkdirSync(join(dirname(noLens), '.vscode'), { recursive: true });
+  copyFileSync(big, noLens);
+  writeFileSync(join(dirname(noLens), '.vscode', 'settings.json'), JSON.stringify({ 'prefixLens.codeLens': false }));
   const plain = join(OUT, 'big', 'notes.txt');
   writeFileSync(plain, 'notes\n'.repeat(50));
 
@@ -311,10 +321,11 @@ test('typing in a 20 MB request log while it is checked: keystroke → painted a
   await page.locator('.monaco-editor .view-lines').first().click();
   const small = await typed(KEYS, 120);
 
-  const [baseline, during]: [Key[], Key[]] = [[], []];
-  // VS Code alone and with the extension in turn, `ROUNDS` times: the load's drift falls on both alike.
+  const [baseline, withoutLenses, during]: [Key[], Key[], Key[]] = [[], [], []];
+  // VS Code alone, with the extension without and with its CodeLens, in turn, `ROUNDS` times: the load's drift falls on all alike.
   for (let round = 0; round < ROUNDS; round++) {
     baseline.push(...(await typedAlone(alone)));
+    withoutLenses.push(...(await typedWhileChecked(noLens, false)));
     during.push(...(await typedWhileChecked(big)));
   }
 
@@ -323,12 +334,13 @@ test('typing in a 20 MB request log while it is checked: keystroke → painted a
     if (ms.length === 0) return 'none';
     return `median ${Math.round(ms[ms.length >> 1] ?? NaN)} ms, max ${Math.round(ms[ms.length - 1] ?? NaN)} ms over ${ms.length}`;
   };
-  assert.ok(during.length > 0 && baseline.length > 0 && small.length > 0, 'keystrokes were seen painted');
+  assert.ok(during.length > 0 && withoutLenses.length > 0 && baseline.length > 0 && small.length > 0, 'keystrokes were seen painted');
   recordTimes(
     'big-log.keystrokes',
-    { withExtension: during.map((k) => k.ms), withoutExtension: baseline.map((k) => k.ms), smallFile: small.map((k) => k.ms) },
+    { withExtension: during.map((k) => k.ms), withoutCodeLens: withoutLenses.map((k) => k.ms), withoutExtension: baseline.map((k) => k.ms), smallFile: small.map((k) => k.ms) },
     `keystroke → painted in the 20.9 MB log: while "Prefix Lens: checking" showed ${stat(during.filter((k) => k.checking))}, ` +
-      `the other keys ${stat(during.filter((k) => !k.checking))}; the same log in VS Code without the extension ${stat(baseline)}; ` +
+      `the other keys ${stat(during.filter((k) => !k.checking))}; with the extension and its CodeLens off ${stat(withoutLenses)}; ` +
+      `the same log in VS Code without the extension ${stat(baseline)}; ` +
       `a small plain file ${stat(small)}`,
   );
 });
