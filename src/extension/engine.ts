@@ -11,6 +11,9 @@ import { checkAgainst, checkTranscript, detectFormat, Follower, inputFromFile, i
 import { checkSubAgentFile, type CheckedSubAgent } from '../core/sub-agents';
 import { fileTooLarge, resolveLimits, type Limits } from '../core/limits';
 import { unsliced } from '../core/json/parse';
+import { observedLines } from '../core/observed-lines';
+import type { SniffableInput } from '../core/io';
+import type { TranscriptInput } from '../core/transcript';
 export { fileTooLarge, resolveLimits };
 
 export type {
@@ -119,15 +122,40 @@ export function checkRequest(request: CheckRequest): Report {
   const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
   if (request.kind === 'against') return checkAgainst(boundedText(request.older, maxFileBytes), boundedText(request.newer, maxFileBytes), options);
   if (request.kind === 'zip') return checkTranscript(inputFromFile(request.file, request.limits), options);
-  const document = request.kind === 'file' ? { file: request.file, text: utf8Text(request.file) } : request;
-  return checkTranscript(boundedText(document, maxFileBytes), options);
+  if (request.kind === 'file') {
+    const file = utf8Only(inputFromFile(request.file, request.limits));
+    const report = checkTranscript(file.input, options);
+    // The engine says where a read stopped in its report; this file is not checked at all.
+    if (file.refused()) throw new Error(`${request.file} is not UTF-8`);
+    return report;
+  }
+  return checkTranscript(boundedText(request, maxFileBytes), options);
 }
 
-/** A file's text; throws when it is not UTF-8 (the editor would show it otherwise than as read). */
-function utf8Text(file: string): string {
-  const text = fs.readFileSync(file, 'utf8');
-  if (text.includes('\uFFFD')) throw new Error(`${file} is not UTF-8`);
-  return text;
+/**
+ * A file read as the CLI reads it: its bytes streamed line by line, each line's
+ * prefix shared with the line before compared as bytes, not decoded (a request
+ * log's history), and a leading byte order mark dropped, as the editor's
+ * document has none. Its read stops at a U+FFFD (what a byte that is not UTF-8
+ * decodes to), and `refused` says so: the editor would show such a file
+ * otherwise than as read. Each character is looked at once: in the part of
+ * its line that is not the line before's (`rest`), or in its whole line when
+ * nothing is shared (a line that shares is valid UTF-8).
+ */
+function utf8Only(input: SniffableInput): { readonly input: TranscriptInput; readonly refused: () => boolean } {
+  let refused = false;
+  const refuse = (text: string): void => {
+    if (!text.includes('\uFFFD')) return;
+    refused = true;
+    throw new Error(`${input.file} is not UTF-8`);
+  };
+  const lines = () => observedLines(() => input.lines(), (line) => refuse(line.rest?.text ?? line.text));
+  const text = () => {
+    const whole = input.text();
+    refuse(whole);
+    return whole;
+  };
+  return { input: { ...input, lines, text }, refused: () => refused };
 }
 
 /** Checks each sub-agent file on its own, reading it once (core/sub-agents.ts); never throws. */
