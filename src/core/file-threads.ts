@@ -8,10 +8,10 @@
  * not continued for longer is reduced to its counts (a hostile log cannot pin
  * one window per request).
  */
-import type { ContextWindow, ToolPair } from './model';
+import type { ContextWindow } from './model';
 import { IntRun } from './int-run';
 import { partitionPoint } from '../shared/search';
-import { pairCounts, turnsOf, type PairCounts } from './session';
+import { pairCounts, turnsOf, type KnownPairs, type PairCounts } from './session';
 import type { Shift } from './shift';
 import type { ThreadInfo } from './transcript';
 import { threadKey, type UsageRecord } from './usage';
@@ -110,7 +110,7 @@ export class ThreadTally {
   }
 
   /** Every thread's counts; `pairsOf`: a window's pair index when the check already made it. */
-  summaries(pairsOf?: (window: ContextWindow) => ReadonlyMap<string, ToolPair>): ThreadSummary[] {
+  summaries(pairsOf?: (window: ContextWindow) => KnownPairs): ThreadSummary[] {
     return this.sorted().map((e) => ({ ...e.info, ...(e.counts ?? countsOf(e.window, pairsOf)) }));
   }
 
@@ -160,6 +160,6 @@ function startsOf(starts: IntRun): { at: number; thread: number }[] {
   return out;
 }
 
-function countsOf(window: ContextWindow | undefined, pairsOf?: (window: ContextWindow) => ReadonlyMap<string, ToolPair>): Counts {
+function countsOf(window: ContextWindow | undefined, pairsOf?: (window: ContextWindow) => KnownPairs): Counts {
   return { messages: window?.messages.length ?? 0, turns: window ? turnsOf(window) : 0, pairs: pairCounts(window, window && pairsOf?.(window)) };
 }

@@ -16,6 +16,7 @@
  * its members.
  */
 import type { PairLookup } from './append-step';
+import type { PairPlaces } from './session';
 import { CarriedMessage } from './formats/carried-message';
 import { pairId, pairKey, type Block, type Message, type ToolCall, type ToolPair, type ToolResult } from './model';
 
@@ -53,7 +54,7 @@ function hashOf(key: string): number {
   return h & 0x3fffffff;
 }
 
-export class PairIndex implements PairLookup {
+export class PairIndex implements PairLookup, PairPlaces {
   /**
    * Typed arrays (4 bytes an integer, outside the heap's count), not small
    * integers of arrays (8 bytes each in Node, which has no pointer
@@ -85,6 +86,12 @@ export class PairIndex implements PairLookup {
   get(key: string): ToolPair | undefined {
     const n = this.find(key, hashOf(key));
     return n < 0 ? undefined : this.pair(n);
+  }
+
+  /** Each pair's call's message and first result's (-1: none), in the order the pairs were added: its state without reading its members. */
+  eachPlace(visit: (call: number, result: number) => void): void {
+    const ints = this.ints;
+    for (let at = 0; at < this.count * INTS; at += INTS) visit(ints[at + 1] as number, ints[at + 3] as number);
   }
 
   /** Sets the pair of `key` (`messages`: the window's, when its members are its blocks). */

@@ -32,9 +32,14 @@ export function pairStates(window: ContextWindow, pairs: ReadonlyMap<string, Too
 
 /** The state of one pair of `window`, whose frontier is `lastAssistant` (`frontier(window)`). */
 export function pairState(window: ContextWindow, pair: ToolPair, lastAssistant: number): PairState {
-  if (!pair.call) return 'orphan-result';
-  if (pair.results.length > 0) return 'paired';
-  return window.live && pair.call.message >= lastAssistant ? 'pending' : 'orphan-call';
+  return placedState(window, pair.call ? pair.call.message : -1, pair.results.length > 0, lastAssistant);
+}
+
+/** The state of a pair of `window` whose call is in message `call` (-1: none), with results or not (`pairState`, from an index's numbers). */
+export function placedState(window: ContextWindow, call: number, hasResults: boolean, lastAssistant: number): PairState {
+  if (call < 0) return 'orphan-result';
+  if (hasResults) return 'paired';
+  return window.live && call >= lastAssistant ? 'pending' : 'orphan-call';
 }
 
 /**

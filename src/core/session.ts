@@ -7,8 +7,8 @@
  */
 import type { Decision, Finding, RuleId } from './findings';
 import type { ThreadSummary } from './file-threads';
-import type { ContextWindow, FormatId, ToolPair } from './model';
-import { pairStates } from './pairing';
+import type { ContextWindow, FormatId, Message, ToolPair } from './model';
+import { frontier, pairStates, placedState, type PairState } from './pairing';
 import type { StepReport } from './results';
 import type { SourceRange } from './text';
 import { threadKey, type LogFacts, type UsageRecord } from './usage';
@@ -105,20 +105,59 @@ export class MessageTally {
   }
 }
 
+/**
+ * A message that knows whether it has a text block without its blocks (a
+ * request log's carried message, formats/carried-message.ts: a bit of its
+ * row), where asking for them would parse it again from its line.
+ */
+export interface KnowsText {
+  hasText(): boolean;
+}
+
+function knowsText(message: Message): message is Message & KnowsText {
+  return typeof (message as Partial<KnowsText>).hasText === 'function';
+}
+
 /** User messages that say something (not only tool results). */
 export function turnsOf(window: ContextWindow): number {
-  return window.messages.filter((m) => m.role === 'user' && m.blocks.some((b) => b.kind === 'text')).length;
+  let turns = 0;
+  for (const m of window.messages) {
+    if (m.role !== 'user') continue;
+    if (knowsText(m) ? m.hasText() : m.blocks.some((b) => b.kind === 'text')) turns++;
+  }
+  return turns;
+}
+
+/**
+ * A pair index that tells where each pair's call and first result are
+ * without making its pairs (pair-index.ts `PairIndex`, whose members would
+ * read carried messages' blocks again): all a pair's state needs.
+ */
+export interface PairPlaces {
+  /** Each pair's call's message index and its first result's (-1: none). */
+  eachPlace(visit: (call: number, result: number) => void): void;
+}
+
+/** A window's pairs as a summary may be given them: a `toolPairs` map, or an index's places. */
+export type KnownPairs = ReadonlyMap<string, ToolPair> | PairPlaces;
+
+function isPlaces(pairs: KnownPairs): pairs is PairPlaces {
+  return typeof (pairs as Partial<PairPlaces>).eachPlace === 'function';
 }
 
 /** The pairs of `window` by state (`pairs`: its pair index, when made already). */
-export function pairCounts(window: ContextWindow | undefined, pairs?: ReadonlyMap<string, ToolPair>): PairCounts {
+export function pairCounts(window: ContextWindow | undefined, pairs?: KnownPairs): PairCounts {
   const counts = { paired: 0, pending: 0, orphaned: 0 };
   if (!window) return counts;
-  for (const state of pairStates(window, pairs).values()) {
+  const add = (state: PairState) => {
     if (state === 'paired') counts.paired++;
     else if (state === 'pending') counts.pending++;
     else counts.orphaned++;
-  }
+  };
+  if (pairs && isPlaces(pairs)) {
+    const lastAssistant = frontier(window);
+    pairs.eachPlace((call, result) => add(placedState(window, call, result >= 0, lastAssistant)));
+  } else for (const state of pairStates(window, pairs).values()) add(state);
   return counts;
 }
 

@@ -14,6 +14,7 @@ import { pairsOf, type EngineContext } from './context';
 import { eachIdentity, identityName, IdentitySet, type Finding } from './findings';
 import type { ContextWindow, Message, ToolPair } from './model';
 import { PairIndex } from './pair-index';
+import type { KnownPairs } from './session';
 import { emitWindowFindings } from './rules/index';
 import { collected, type Emit } from './rules/rule';
 
@@ -69,6 +70,15 @@ export class WindowTracker {
     const pairs = this.pairs;
     if (!this.incremental || !last || !pairs || !extendsMessages(last.messages, window.messages)) return undefined;
     return extendedLookup(pairs, window, last.messages.length);
+  }
+
+  /**
+   * The pairs of `window` when it is the last window this tracker saw (its
+   * pair index: a `toolPairs` map, or an extended index, which reads as one),
+   * for its summary's pair counts without walking its messages' blocks.
+   */
+  knownPairs(window: ContextWindow): KnownPairs | undefined {
+    return window === this.window ? this.pairs : undefined;
   }
 
   /** The findings of `window` the previous window did not have, in the order of the full checks. */

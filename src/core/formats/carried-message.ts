@@ -25,6 +25,7 @@
 import { parseJson, unsliced, type JsonNode } from '../json/parse';
 import type { Block, Message, Role } from '../model';
 import type { OwnMeasure, RenderMeasure } from '../render';
+import type { KnowsText } from '../session';
 import { lineSlice, type SourceLine, type SourceRange } from '../text';
 
 /** How a carrier reads one element of its messages array (the array's range given): the reader's own message reader. */
@@ -188,12 +189,20 @@ class OwnText extends Home {
 
 const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
 const ELISIONS: readonly (boolean | undefined)[] = [undefined, false, true];
+/** The bit of a kind that says the message has a text block (`KnowsText` in session.ts). */
+const HAS_TEXT = 16;
 
-/** A message's role and elision as one small integer: the role's index in ROLES, times 4, plus the elision's in ELISIONS. */
+/**
+ * A message's role, elision and whether it has a text block as one small
+ * integer: the role's index in ROLES, times 4, plus the elision's in
+ * ELISIONS, plus HAS_TEXT when it has one (read from the blocks in hand, so
+ * that a session's turns are counted without parsing the message again).
+ */
 function kindOf(message: Message): number {
   const role = ROLES.indexOf(message.role);
   if (role < 0) throw new Error(`carried-message: unknown role ${String(message.role)}`);
-  return 4 * role + ELISIONS.indexOf(message.elision);
+  const text = message.blocks.some((b) => b.kind === 'text') ? HAS_TEXT : 0;
+  return text + 4 * role + ELISIONS.indexOf(message.elision);
 }
 
 /**
@@ -206,7 +215,7 @@ function kindOf(message: Message): number {
  * windows of first readings are never compared by value (`sameValue`: the
  * follower's reuse keeps rewrites, so its messages are objects).
  */
-export class CarriedMessage implements Message, OwnMeasure {
+export class CarriedMessage implements Message, OwnMeasure, KnowsText {
   #home: Home;
   readonly #row: number;
 
@@ -218,7 +227,7 @@ export class CarriedMessage implements Message, OwnMeasure {
   }
 
   get role(): Role {
-    return ROLES[this.#home.rows.int(this.#row, KIND) >> 2] as Role;
+    return ROLES[(this.#home.rows.int(this.#row, KIND) >> 2) & 3] as Role;
   }
 
   get elision(): boolean | undefined {
@@ -241,6 +250,10 @@ export class CarriedMessage implements Message, OwnMeasure {
 
   get blocks(): readonly Block[] {
     return this.#home.rows.held(this, this.#row) ?? this.reread();
+  }
+
+  hasText(): boolean {
+    return (this.#home.rows.int(this.#row, KIND) & HAS_TEXT) !== 0;
   }
 
   ownMeasure(): RenderMeasure | undefined {
