@@ -19,7 +19,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { generateLog, type LogFormat } from '../../bench/generate';
+import type { LogFormat } from '../../bench/generate';
+import { generatedLogLines } from '../support/generated-log';
 import { checkTranscript, checkTranscriptWith } from '../../src/core/check';
 import { anthropicCodec } from '../../src/core/formats/anthropic';
 import { exactWindow } from '../../src/core/formats/carry';
@@ -44,18 +45,6 @@ function referenceAdapter(codec: ProviderCodec): FormatAdapter {
 
 function tmpDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'pl-carried-'));
-}
-
-/** The lines of a bench-like log of `format`. */
-function benchLines(format: LogFormat, requests: number, seed: number): string[] {
-  const dir = tmpDir();
-  try {
-    const file = path.join(dir, 'log.jsonl');
-    generateLog(file, { format, requests, bytesPerTurn: 40, seed });
-    return fs.readFileSync(file, 'utf8').trim().split('\n');
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 function messagesOf(record: Json): Json[] | undefined {
@@ -112,7 +101,7 @@ test('the report of a log whose carried messages are let go and read again is th
   try {
     fc.assert(
       fc.property(fc.constantFrom(...FORMATS), fc.integer({ min: 1, max: 1000 }), fc.array(editArb, { minLength: 0, maxLength: 3 }), (format, seed, edits) => {
-        let lines = benchLines(format, 42, seed);
+        let lines = generatedLogLines(format, 42, seed);
         for (const { edit, at, k } of edits) lines = applied(lines, edit, Math.min(at, lines.length - 1), k);
         const text = `${lines.join('\n')}\n`;
         const file = path.join(dir, `log-${format}.jsonl`);
@@ -145,7 +134,7 @@ function plain(message: Message): unknown {
 
 test('a carried window holds message places, not message objects: at most RECENT hold their blocks, and each reads as the full reading of its line', () => {
   for (const format of FORMATS) {
-    const lines = benchLines(format, 120, 3);
+    const lines = generatedLogLines(format, 120, 3);
     const last = lastWindowOf(format, `${lines.join('\n')}\n`);
     const carried = last.messages.filter((m) => m instanceof CarriedMessage) as CarriedMessage[];
     assert.ok(carried.length > 4 * RECENT, `${format}: ${carried.length} carried messages`);
@@ -163,7 +152,7 @@ test('a carried window holds message places, not message objects: at most RECENT
 
 /** The heap the last window of a log of `requests` holds, and its messages. */
 function lastWindowHeap(requests: number): { heap: number; messages: number } {
-  const lines = benchLines('anthropic', requests, 11);
+  const lines = generatedLogLines('anthropic', requests, 11);
   const text = `${lines.join('\n')}\n`;
   lines.length = 0;
   const before = settledHeap();

@@ -10,12 +10,10 @@
  * pairs and orphaned calls and results among them.
  */
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { generateLog, type LogFormat } from '../../bench/generate';
+import type { LogFormat } from '../../bench/generate';
+import { generatedLogLines } from '../support/generated-log';
 import { checkTranscript } from '../../src/core/check';
 import { ThreadTally, type ThreadSummary } from '../../src/core/file-threads';
 import { CarriedMessage } from '../../src/core/formats/carried-message';
@@ -27,17 +25,6 @@ import type { PairCounts } from '../../src/core/session';
 type Json = Record<string, unknown>;
 
 const FORMATS: readonly LogFormat[] = ['anthropic', 'openai-chat', 'openai-responses'];
-
-function logLines(format: LogFormat, requests: number, seed: number): string[] {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pl-summary-'));
-  try {
-    const file = path.join(dir, 'log.jsonl');
-    generateLog(file, { format, requests, bytesPerTurn: 40, seed });
-    return fs.readFileSync(file, 'utf8').trim().split('\n');
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /**
  * `count` messages from `k` on dropped from the request at line `at` and,
@@ -124,7 +111,7 @@ function check(format: LogFormat, lines: readonly string[]) {
 test('the summary of a long request log reads none of its carried messages again, and counts as the old computation', () => {
   for (const format of FORMATS) {
     // Two compactions kept from there on: a pair cut by each (an orphaned call or result in the last window).
-    const lines = dropped(dropped(logLines(format, 120, 7), 60, 20, 3, true), 90, 41, 1, true);
+    const lines = dropped(dropped(generatedLogLines(format, 120, 7), 60, 20, 3, true), 90, 41, 1, true);
     const probe = probed(() => check(format, lines));
     assert.ok(probe.letGo > 100, `${format}: the last window has carried messages out of the ring (${probe.letGo})`);
     assert.equal(probe.reread, 0, `${format}: carried messages read again during the summary`);
@@ -143,7 +130,7 @@ test("a summary's turns and pair counts are the old computation's on random logs
       fc.integer({ min: 1, max: 1000 }),
       fc.array(fc.record({ at: fc.integer({ min: 1, max: 45 }), k: fc.integer({ min: 1, max: 60 }), count: fc.integer({ min: 1, max: 5 }), kept: fc.boolean() }), { maxLength: 3 }),
       (format, seed, edits) => {
-        let lines = logLines(format, 48, seed);
+        let lines = generatedLogLines(format, 48, seed);
         for (const { at, k, count, kept } of edits) lines = dropped(lines, Math.min(at, lines.length - 1), k, count, kept);
         // (A file's other threads, and a last window with fresh findings (checked again as its exact window), are counted by walking their blocks.)
         const probe = probed(() => check(format, lines));
