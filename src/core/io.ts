@@ -8,6 +8,7 @@ import { fileTooLarge, formatBytes, LimitError, resolveLimits, type Limits } fro
 import type { TranscriptInput } from './transcript';
 import { splitLines, type SourceLine } from './text';
 import { linesFromBytes } from './byte-lines';
+import { observedLines } from './observed-lines';
 
 /** A transcript input that can also hand out its first characters for format sniffing. */
 export interface SniffableInput extends TranscriptInput {
@@ -162,4 +163,56 @@ function* readChunks(fd: number, limits: Limits): Generator<Buffer> {
     if (total > limits.maxFileBytes) throw fileTooLarge(limits.maxFileBytes);
     yield buffer.subarray(0, read);
   }
+}
+
+/**
+ * A document's text as an input that stops reading, as a file on disk would,
+ * at the line that takes it past `maxFileBytes` (UTF-8): the report then says
+ * where reading stopped and the document has not passed.
+ */
+export function boundedTextInput(document: { readonly file: string; readonly text: string }, maxFileBytes: number): TranscriptInput {
+  const input = inputFromText(document.file, document.text);
+  if (Buffer.byteLength(document.text, 'utf8') <= maxFileBytes) return input;
+  const tooLarge = () => fileTooLarge(maxFileBytes);
+  return {
+    ...input,
+    *lines() {
+      let bytes = 0;
+      for (const line of input.lines()) {
+        bytes += Buffer.byteLength(line.text, 'utf8') + 1;
+        if (bytes > maxFileBytes) throw tooLarge();
+        yield line;
+      }
+    },
+    text: () => {
+      throw tooLarge();
+    },
+    bytes: () => {
+      throw tooLarge();
+    },
+  };
+}
+
+/**
+ * A file's input (`inputFromFile`) refused when it is not UTF-8, as an editor
+ * would show it otherwise than as read: its read stops at a U+FFFD (what a
+ * byte that is not UTF-8 decodes to), and `refused` says so. Each character is
+ * looked at once: in the part of its line that is not the line before's
+ * (`rest`), or in its whole line when nothing is shared (a line that shares is
+ * valid UTF-8).
+ */
+export function utf8OnlyInput(input: SniffableInput): { readonly input: TranscriptInput; readonly refused: () => boolean } {
+  let refused = false;
+  const refuse = (text: string): void => {
+    if (!text.includes('\uFFFD')) return;
+    refused = true;
+    throw new Error(`${input.file} is not UTF-8`);
+  };
+  const lines = () => observedLines(() => input.lines(), (line) => refuse(line.rest?.text ?? line.text));
+  const text = () => {
+    const whole = input.text();
+    refuse(whole);
+    return whole;
+  };
+  return { input: { ...input, lines, text }, refused: () => refused };
 }

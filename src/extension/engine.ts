@@ -6,14 +6,12 @@
  * runs plain Node).
  */
 import * as fs from 'node:fs';
-import type { CheckInput, CheckOptions, Report, TextChange, TokenEncoding } from '../core/index';
-import { checkAgainst, checkTranscript, detectFormat, Follower, inputFromFile, inputFromText } from '../core/index';
+import type { CheckOptions, Report, TextChange, TokenEncoding } from '../core/index';
+import { checkAgainst, checkTranscript, detectFormat, Follower, inputFromFile } from '../core/index';
 import { checkSubAgentFile, type CheckedSubAgent } from '../core/sub-agents';
 import { fileTooLarge, resolveLimits, type Limits } from '../core/limits';
 import { unsliced } from '../core/json/parse';
-import { observedLines } from '../core/observed-lines';
-import type { SniffableInput } from '../core/io';
-import type { TranscriptInput } from '../core/transcript';
+import { boundedTextInput, utf8OnlyInput } from '../core/io';
 export { fileTooLarge, resolveLimits };
 
 export type {
@@ -120,49 +118,24 @@ export function requestSize(request: WorkerRequest): { readonly file: string; re
 export function checkRequest(request: CheckRequest): Report {
   const options = checkOptions(request);
   const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
-  if (request.kind === 'against') return checkAgainst(boundedText(request.older, maxFileBytes), boundedText(request.newer, maxFileBytes), options);
+  if (request.kind === 'against') return checkAgainst(boundedTextInput(request.older, maxFileBytes), boundedTextInput(request.newer, maxFileBytes), options);
   if (request.kind === 'zip') return checkTranscript(inputFromFile(request.file, request.limits), options);
   if (request.kind === 'file') {
-    const file = utf8Only(inputFromFile(request.file, request.limits));
+    const file = utf8OnlyInput(inputFromFile(request.file, request.limits));
     const report = checkTranscript(file.input, options);
     // The engine says where a read stopped in its report; this file is not checked at all.
     if (file.refused()) throw new Error(`${request.file} is not UTF-8`);
     return report;
   }
-  return checkTranscript(boundedText(request, maxFileBytes), options);
+  return checkTranscript(boundedTextInput(request, maxFileBytes), options);
 }
 
-/**
- * A file read as the CLI reads it: its bytes streamed line by line, each line's
- * prefix shared with the line before compared as bytes, not decoded (a request
- * log's history), and a leading byte order mark dropped, as the editor's
- * document has none. Its read stops at a U+FFFD (what a byte that is not UTF-8
- * decodes to), and `refused` says so: the editor would show such a file
- * otherwise than as read. Each character is looked at once: in the part of
- * its line that is not the line before's (`rest`), or in its whole line when
- * nothing is shared (a line that shares is valid UTF-8).
- */
-function utf8Only(input: SniffableInput): { readonly input: TranscriptInput; readonly refused: () => boolean } {
-  let refused = false;
-  const refuse = (text: string): void => {
-    if (!text.includes('\uFFFD')) return;
-    refused = true;
-    throw new Error(`${input.file} is not UTF-8`);
-  };
-  const lines = () => observedLines(() => input.lines(), (line) => refuse(line.rest?.text ?? line.text));
-  const text = () => {
-    const whole = input.text();
-    refuse(whole);
-    return whole;
-  };
-  return { input: { ...input, lines, text }, refused: () => refused };
-}
 
 /** Checks each sub-agent file on its own, reading it once (core/sub-agents.ts); never throws. */
 export function checkSubAgentFiles(request: SubAgentsRequest): CheckedSubAgent[] {
   const options = checkOptions(request);
   const maxFileBytes = resolveLimits(request.limits).maxFileBytes;
-  return request.subAgents.map(({ text, ...source }) => checkSubAgentFile({ ...source, ...(text !== undefined && { input: boundedText({ file: source.file, text }, maxFileBytes) }) }, options));
+  return request.subAgents.map(({ text, ...source }) => checkSubAgentFile({ ...source, ...(text !== undefined && { input: boundedTextInput({ file: source.file, text }, maxFileBytes) }) }, options));
 }
 
 /** Answers a worker request on this thread (the worker does the same on its own). */
@@ -391,33 +364,6 @@ function readFrom(file: string, start: number, max: number): Buffer | undefined 
   }
 }
 
-/**
- * A document's text as an input that stops reading, as a file on disk would,
- * at the line that takes it past `maxFileBytes` (UTF-8): the report then says
- * where reading stopped and the document has not passed.
- */
-function boundedText(document: FileText, maxFileBytes: number): CheckInput {
-  const input = inputFromText(document.file, document.text);
-  if (Buffer.byteLength(document.text, 'utf8') <= maxFileBytes) return input;
-  const tooLarge = () => fileTooLarge(maxFileBytes);
-  return {
-    ...input,
-    *lines() {
-      let bytes = 0;
-      for (const line of input.lines()) {
-        bytes += Buffer.byteLength(line.text, 'utf8') + 1;
-        if (bytes > maxFileBytes) throw tooLarge();
-        yield line;
-      }
-    },
-    text: () => {
-      throw tooLarge();
-    },
-    bytes: () => {
-      throw tooLarge();
-    },
-  };
-}
 
 /** True when the engine recognises the first bytes as a transcript format. */
 export function recognises(head: string): boolean {
