@@ -289,8 +289,8 @@ function toReport(run: Run, file: string, format: FormatId, lineStarts: readonly
   const read = usage.facts();
   const facts = { ...read, usage: run.threads.threadUsage(read.usage) };
   const steps = run.steps.all();
-  // The pairs of a last window the check indexed already (the window tracker's extended index when its steps were appends).
-  const known = (window: ContextWindow) => run.context.pairs.get(window) ?? run.windows.knownPairs(window) ?? pairsOf(window, run.context);
+  // The pairs of a last window the check indexed already: the window tracker's (an extended index when its steps were appends), else the context's.
+  const known = (window: ContextWindow) => run.windows.knownPairs(window) ?? pairsOf(window, run.context);
   const session = sessionSummary({ format, threads: run.threads.summaries(known), tally: run.tally, steps, findings, facts, memo: run.summary });
   return {
     file,
