@@ -136,8 +136,6 @@ export class Follower {
   private afterEdit: Checkpoint[] = [];
   /** A checkpoint at the start of the line edited last (`rewindable` request logs): typing on in it reads that line again, not from the checkpoint before it. */
   private atEdit: Checkpoint | undefined;
-  /** Characters of the text given next that the reading kept after an edit holds already. */
-  private skip = 0;
 
   constructor(
     readonly file: string,
@@ -146,7 +144,7 @@ export class Follower {
     this.limits = resolveLimits(undefined, options.limits);
   }
 
-  /** How many characters of the file have been given (where the next `append` continues). */
+  /** Where the next `append` continues: the characters given, and after an edit those the reading it kept holds already. */
   get position(): number {
     return this.given;
   }
@@ -159,7 +157,7 @@ export class Follower {
 
   /** Forgets the file: the next `append` starts it again (it was truncated or replaced). */
   restart(): void {
-    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], fedBytes: 0, reuse: undefined, afterEdit: [], atEdit: undefined, skip: 0 });
+    Object.assign(this, { given: 0, held: '', bom: false, reading: undefined, checkpoints: [], fedBytes: 0, reuse: undefined, afterEdit: [], atEdit: undefined });
   }
 
   /**
@@ -182,7 +180,7 @@ export class Follower {
     if (!checkpoint) return false;
     this.reuse = this.reading && planReuse(this.reading, changes, this.fed, this.fedBytes, this.bom ? 1 : 0);
     // Its checkpoints after the edit are kept by the splice too (moved, when the edit moved the text after it: only `MOVED_CHECKPOINTS`).
-    Object.assign(this, { afterEdit: this.reuse ? keptAfter(this.checkpoints.filter((c) => c.fed > at), this.reuse.shift.identity) : [], skip: 0 });
+    this.afterEdit = this.reuse ? keptAfter(this.checkpoints.filter((c) => c.fed > at), this.reuse.shift.identity) : [];
     const starts = LineIndex.fromStarts(checkpoint.reading.starts.lineStarts().slice(0, checkpoint.lineStarts));
     Object.assign(this, { checkpoints: kept, fed: checkpoint.fed, fedBytes: checkpoint.fedBytes, pending: '' });
     this.given = checkpoint.fed + (this.bom ? 1 : 0);
@@ -208,7 +206,7 @@ export class Follower {
     if (this.given === 0 && more.charCodeAt(0) === 0xfeff) this.bom = true;
     const text = this.given === 0 && this.bom ? more.slice(1) : more;
     this.given += more.length;
-    if (this.held === undefined) return this.take(text);
+    if (this.held === undefined) return this.feed(text);
     const held = (this.held += more);
     // While the head grows the format is sniffed again: another one starts over.
     const adapter = this.adapterOf(held);
@@ -256,13 +254,6 @@ export class Follower {
     return reading;
   }
 
-  /** Reads `text` after the characters still to skip (the text after an edit that the reading kept holds). */
-  private take(text: string): void {
-    const skipped = Math.min(this.skip, text.length);
-    this.skip -= skipped;
-    if (this.skip === 0) this.feed(text.slice(skipped));
-  }
-
   /** Reads the complete lines of the pending text and `more`; keeps the unfinished last line pending. */
   private feed(more: string): void {
     const reading = this.reading as Reading;
@@ -281,8 +272,11 @@ export class Follower {
       if (this.options.rewindable && this.held === undefined) this.checkpoint(reading, fed + end, () => bytesAt(end), end - line.offset);
       if (this.reuse && reading.lines === this.reuse.line) this.atEdit = this.frozen(reading, fed + end, bytesAt(end), end - line.offset);
       if (this.reuse && this.resumed(reading, fed + end, () => bytesAt(end))) {
-        this.skip = this.fed - (fed + end);
-        return this.take(text.slice(end));
+        // The kept reading holds the text up to `this.fed` (where it goes on): what of it is not given yet counts as
+        // given, so the next text given starts there (a read in slices ends at once, not one pause per slice).
+        const [held, rest] = [this.fed - (fed + end), text.slice(end)];
+        this.given += Math.max(0, held - rest.length);
+        return this.feed(rest.slice(held));
       }
     }
     this.fed += complete.length;

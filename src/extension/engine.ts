@@ -303,7 +303,8 @@ export class DocumentFollower {
     const mine = this.reads;
     this.reading = { text: request.text, version };
     try {
-      for (let at = follower.position; at < request.text.length; at += slice) {
+      // From the follower's position each time: after an edit it may jump to the end of what it kept (follow-reuse.ts).
+      for (let at = follower.position; at < request.text.length; at = follower.position) {
         await pause();
         if (this.reads !== mine) return undefined;
         follower.read(request.text.slice(at, at + slice));

@@ -147,6 +147,33 @@ describe('DocumentFollower after an edit it was told of', () => {
     assert.deepEqual(follower.check(at(head), 5, 5), checkRequest(at(head)));
   });
 
+  it('Enter pressed in a middle request, then the line break removed: each re-check in slices ends where it meets the reading before the edit, not at the text\'s end', async () => {
+    const follower = new DocumentFollower();
+    follower.check(at(text), 1, -1);
+    const middle = text.indexOf('"text":"', Math.floor(text.length / 2)) + '"text":"'.length + 3;
+    const entered = `${text.slice(0, middle)}\n${text.slice(middle)}`;
+    const edits = [
+      { name: 'Enter', next: entered, change: { from: middle, removed: 0, inserted: '\n' } },
+      { name: 'the line break removed', next: text, change: { from: middle, removed: 1, inserted: '' } },
+    ];
+    for (const [i, { name, next, change }] of edits.entries()) {
+      const version = i + 2;
+      follower.edited(version, middle, change);
+      assert.equal(follower.prepare(at(next), version, version), 'rewound', name);
+      const from = follower.position;
+      let slices = 0;
+      const report = await follower.readInSlices(at(next), version, () => (slices++, pause()), 1024);
+      assert.deepEqual(report, checkRequest(at(next)), name);
+      assert.equal(follower.position, next.length, `${name}: the whole text counts as read`);
+      // The edited line and the few after it within which the reading meets the one before (REUSE_LINES), one pause a slice.
+      let met = middle;
+      for (let n = 0; n < 6; n++) met = next.indexOf('\n', met) + 1;
+      assert.ok(met > 0 && met < next.length / 2 + text.length / 4, 'the log goes on well past them');
+      assert.ok(slices <= Math.ceil((met - from) / 1024) + 2, `${name}: ${slices} slices read, for ${met - from} characters up to where the readings meet (of ${next.length - from} after the checkpoint)`);
+    }
+    assert.equal(follower.follows(at(`${text}${text.slice(text.lastIndexOf('\n', text.length - 2) + 1)}`), -1), true, 'the next append reads on from the end');
+  });
+
   it('a second edit while the first one\'s re-check reads in slices: that read stops, the next goes back to the checkpoint before the earlier edit', async () => {
     const { follower, last, edited } = editedAtLastLine();
     const first = follower.readInSlices(at(edited), 2, pause, 1024);
