@@ -11,11 +11,11 @@ import { type Finding, type Report, RULES, shownThread, type StepReport } from '
 
 export const INSPECT_STEP_COMMAND = 'prefixLens.inspectStep';
 
-/** The lens title of one step (pure). */
-export function stepLensTitle(report: Report, step: StepReport): string {
+/** The lens title of one step (pure); `own`: the step's findings. */
+function stepLensTitle(report: Report, step: StepReport, own: readonly Finding[]): string {
   const thread = shownThread(report.steps, step);
   const parts = [`Step ${step.index}/${report.steps.length}${threadSuffix(thread)}`, step.decision.toUpperCase()];
-  const lead = leadingFinding(report, step);
+  const lead = leadingFinding(own);
   if (lead) parts.push(lead.toolCallId ? `${lead.rule} ${lead.toolCallId}` : lead.rule);
   else if (step.rules[0]) parts.push(step.rules[0]);
   const lost = step.cacheImpact.invalidatedTokens;
@@ -33,10 +33,21 @@ function leadRank(finding: Finding): number {
   return RULES[finding.rule].leads ?? UNRANKED + { error: 0, warning: 1, info: 2 }[finding.severity];
 }
 
-/** The finding the lens names: the most telling abort reason first (stable for ties). */
-function leadingFinding(report: Report, step: StepReport): Finding | undefined {
-  const own = report.findings.filter((f) => f.step === step.index);
+/** The finding the lens names among a step's own: the most telling abort reason first (stable for ties). */
+function leadingFinding(own: readonly Finding[]): Finding | undefined {
   return [...own].sort((a, b) => leadRank(a) - leadRank(b))[0];
+}
+
+/** The report's findings by step (looked through once for all the lenses, not once per lens). */
+function findingsByStep(report: Report): Map<number, Finding[]> {
+  const byStep = new Map<number, Finding[]>();
+  for (const f of report.findings) {
+    if (f.step === undefined) continue;
+    const own = byStep.get(f.step);
+    if (own) own.push(f);
+    else byStep.set(f.step, [f]);
+  }
+  return byStep;
 }
 
 export class StepCodeLenses implements vscode.CodeLensProvider, vscode.Disposable {
@@ -61,12 +72,13 @@ export class StepCodeLenses implements vscode.CodeLensProvider, vscode.Disposabl
     if (!readSettings(document.uri).codeLens) return [];
     const report = await this.sessions.reportOf(document, token);
     if (!report || token.isCancellationRequested) return [];
+    const byStep = findingsByStep(report);
     return report.steps
       .filter((step) => step.range)
       .map((step) => {
         const line = document.positionAt(step.range?.start ?? 0).line;
         return new vscode.CodeLens(new vscode.Range(line, 0, line, 0), {
-          title: stepLensTitle(report, step),
+          title: stepLensTitle(report, step, byStep.get(step.index) ?? []),
           tooltip: `Open the inspector on step ${step.index}`,
           command: INSPECT_STEP_COMMAND,
           arguments: [document.uri, step.index],

@@ -110,12 +110,20 @@ function jsonSubAgent(agent: NonNullable<Report['subAgents']>[number]): JsonSubA
   };
 }
 
+/** Whether a report's steps hold more than one conversation, per list (a cache keyed by the list, which no reader changes: not state). */
+const threaded = new WeakMap<readonly StepReport[], boolean>();
+
 /**
  * The thread a step is shown with: only when the file holds more than one
  * conversation (a request log with interleaved threads), else undefined.
+ * The steps are looked through once per list, not once per step (a CodeLens,
+ * a row, a diagnostic or a line of output for each of thousands of steps).
  */
 export function shownThread(steps: readonly StepReport[], step: StepReport): number | undefined {
-  return step.thread !== undefined && steps.some((s) => (s.thread ?? 1) > 1) ? step.thread : undefined;
+  if (step.thread === undefined) return undefined;
+  let many = threaded.get(steps);
+  if (many === undefined) threaded.set(steps, (many = steps.some((s) => (s.thread ?? 1) > 1)));
+  return many ? step.thread : undefined;
 }
 
 function jsonFinding(f: Finding, lines: LineIndex): JsonFinding {
