@@ -10,7 +10,7 @@
  *
  * The caller says when the file was truncated or replaced (`restart`): the
  * next text is read from the start. A follower made `rewindable` keeps the
- * state of its check at line starts (one every `CHECKPOINT_CHARS` or more):
+ * state of its check at line starts (one every `CHECKPOINT_CHARS` or more, checkpoints.ts):
  * after an edit, `rewind` goes back to the last one before the first changed
  * character, and only the text from there on is read again; after an edit
  * of a request log (inside a line or adding and removing lines), only until
@@ -31,41 +31,13 @@ import { UsageScanner } from './usage';
 import { SummaryMemo } from './session';
 import { firstLineOf } from './formats/common';
 import { unsliced } from './json/parse';
+import { checkpointBytes, checkpointDue, keptAfter, once, trimCheckpoints, type Checkpoint } from './checkpoints';
 import { converged, mark, pastReuse, planReuse, resumedMarks, startMarks, type Reuse, type TextChange } from './follow-reuse';
 export type { TextChange } from './follow-reuse';
 
 /** The characters a format is sniffed from (`headOf`). */
 const HEAD_CHARS = 64 * 1024;
 
-/**
- * The fewest characters between two checkpoints (at least a 256th of the text
- * before them).
- */
-const CHECKPOINT_CHARS = 64 * 1024;
-
-/**
- * The most checkpoints kept. Each holds what its reading held then (a request
- * log's last request, parsed: several times its line), so without a bound a
- * large log kept tens of times the memory of its check. Past it the one
- * whose neighbours are closest is dropped (`closestBetween`), so they stay
- * spread over the text: an edit anywhere reads again from at most about a
- * fifteenth of the text before it (test/unit/follow-bounds.test.ts).
- */
-const MAX_CHECKPOINTS = 32;
-
-/**
- * The most characters of lines the checkpoints' readings were last given, in
- * all (each holds what it read of its last line, parsed: several times the
- * line), unless only three are left. Past it they are dropped as past
- * `MAX_CHECKPOINTS`, one at a time: a log of large requests keeps fewer, but
- * always the first (an edit anywhere is read from
- * there, not from the start) and the one before its last line (an edit there
- * reads that line again, not the file).
- */
-const MAX_CHECKPOINT_LINES = 4 * 1024 * 1024;
-
-/** Checkpoints kept next to an edit that moved the text, and at the end of the file (`keptAfter`). */
-const MOVED_CHECKPOINTS = 2;
 
 export interface FollowOptions extends CheckOptions {
   /**
@@ -97,17 +69,6 @@ export interface Reading {
   marks?: number[] | undefined;
 }
 
-/** A fork of the reading at a line start, never read on: `rewind` goes on from a fork of it. */
-interface Checkpoint {
-  /** The line start (after the byte order mark), and the UTF-8 bytes before it. */
-  readonly fed: number;
-  readonly fedBytes: number;
-  readonly reading: Reading;
-  /** How many of `reading.starts` are its own (the index is shared with the reading it was forked from, which adds to it). */
-  readonly lineStarts: number;
-  /** Characters of the line read last before it (what its reading holds is several times that). */
-  readonly held: number;
-}
 
 /** A copy of a reading that goes on independently of it, with `starts` as its line index. */
 function forkReading(reading: Reading, starts: LineIndex): Reading {
@@ -173,22 +134,35 @@ export class Follower {
   rewind(from: number, changes: readonly TextChange[] = []): boolean {
     const at = from - (this.bom ? 1 : 0);
     if (this.held !== undefined || at < HEAD_CHARS) return false;
+    // A splice kept below is made of this reading's checkpoints as they are: none waits on another's (no chain of edits held).
+    this.settle();
+    // Those before the edit, less any kept by a splice whose reading cannot be made.
     const kept = this.checkpoints.filter((c) => c.fed <= at);
+    while (kept.length > 0 && !kept[kept.length - 1]?.reading()) kept.pop();
     if (this.atEdit && this.atEdit.fed > at) this.atEdit = undefined;
     const last = kept[kept.length - 1];
     const checkpoint = this.atEdit && (!last || this.atEdit.fed > last.fed) ? this.atEdit : last;
-    if (!checkpoint) return false;
+    const resumed = checkpoint?.reading();
+    if (!checkpoint || !resumed) return false;
     this.reuse = this.reading && planReuse(this.reading, changes, this.fed, this.fedBytes, this.bom ? 1 : 0);
     // Its checkpoints after the edit are kept by the splice too (moved, when the edit moved the text after it: only `MOVED_CHECKPOINTS`).
     this.afterEdit = this.reuse ? keptAfter(this.checkpoints.filter((c) => c.fed > at), this.reuse.shift.identity) : [];
-    const starts = LineIndex.fromStarts(checkpoint.reading.starts.lineStarts().slice(0, checkpoint.lineStarts));
+    const starts = LineIndex.fromStarts(resumed.starts.lineStarts().slice(0, checkpoint.lineStarts));
     Object.assign(this, { checkpoints: kept, fed: checkpoint.fed, fedBytes: checkpoint.fedBytes, pending: '' });
     this.given = checkpoint.fed + (this.bom ? 1 : 0);
     // What the reports share is keyed by what they were made from: a rewound reading starts them afresh.
-    const reading = forkReading(checkpoint.reading, starts);
+    const reading = forkReading(resumed, starts);
     this.reading = { ...reading, run: { ...reading.run, summary: new SummaryMemo() }, unreadMemo: new UnreadMemo() };
-    resumedMarks(this.reading, checkpoint.reading);
+    resumedMarks(this.reading, resumed);
     return true;
+  }
+
+  /**
+   * Makes the readings of the checkpoints the last edit's splice kept: work
+   * a re-check leaves for after its report (the next edit makes them first).
+   */
+  settle(): void {
+    for (const c of this.checkpoints) c.reading();
   }
 
   /**
@@ -295,13 +269,17 @@ export class Follower {
     if (!spliced && !pastReuse(reuse, next)) return false;
     Object.assign(this, { reuse: undefined, afterEdit: [] });
     if (!splice || !spliced) return false;
-    // The old checkpoints after the line, spliced too: a later edit further down reads from one of them.
-    const after = later.filter((c) => c.reading.lines > splice.line + 1).flatMap((c) => {
-      const moved = splice.of(c.reading);
-      return moved ? [{ ...c, fed: reuse.shift.offset(c.fed), fedBytes: c.fedBytes + splice.bytes, lineStarts: c.lineStarts + splice.lines, reading: moved }] : [];
+    // The old checkpoints after the line, spliced too when a later edit further down reads from one of them
+    // (nothing splicing reads from the new reading is changed after: its parts are forked or copied).
+    const after = later.filter((c) => c.lines > splice.line + 1).map((c) => {
+      const reading = once(() => {
+        const old = c.reading();
+        return old && splice.of(old);
+      });
+      return { ...c, fed: reuse.shift.offset(c.fed), fedBytes: c.fedBytes + splice.bytes, lineStarts: c.lineStarts + splice.lines, lines: c.lines + splice.lines, reading };
     });
     this.checkpoints.push(...after);
-    this.trimCheckpoints();
+    trimCheckpoints(this.checkpoints);
     Object.assign(this, { reading: spliced, fed: reuse.shift.offset(reuse.fed), fedBytes: reuse.fedBytes + splice.bytes, pending: '' });
     return true;
   }
@@ -313,10 +291,9 @@ export class Follower {
    * two) while they are too many or hold too much.
    */
   private checkpoint(reading: Reading, fed: number, fedBytes: () => number, held: number): void {
-    const last = this.checkpoints[this.checkpoints.length - 1]?.fed ?? 0;
-    if (fed - last < Math.max(CHECKPOINT_CHARS, last >> 8)) return;
+    if (!checkpointDue(this.checkpoints, fed)) return;
     this.checkpoints.push(this.frozen(reading, fed, fedBytes(), held));
-    this.trimCheckpoints();
+    trimCheckpoints(this.checkpoints);
   }
 
   /** A checkpoint of the reading at the line start `fed`. */
@@ -324,14 +301,9 @@ export class Follower {
     const frozen = forkReading(reading, reading.starts);
     // The journal is shared as the marks are: a checkpoint's part is what its marks count.
     frozen.run.journal = reading.run.journal;
-    return { fed, fedBytes, reading: frozen, lineStarts: reading.starts.lineStarts().length, held };
+    return { fed, fedBytes, lines: frozen.lines, reading: () => frozen, lineStarts: reading.starts.lineStarts().length, held };
   }
 
-  /** Drops the checkpoint whose neighbours are closest (never the first or the last two) while they are too many or hold too much. */
-  private trimCheckpoints(): void {
-    const over = () => this.checkpoints.length > MAX_CHECKPOINTS || (this.checkpoints.length > 3 && this.checkpoints.reduce((n, c) => n + c.held, 0) > MAX_CHECKPOINT_LINES);
-    while (over()) this.checkpoints.splice(closestBetween(this.checkpoints), 1);
-  }
 
   /** One line through the checks `checkTranscript` makes on its input, then the reader; a stop is said once. */
   private readLine(reading: Reading, reader: LineReader, line: SourceLine): void {
@@ -358,40 +330,4 @@ export class Follower {
     if (line.unterminated && total <= max) return;
     throw fileTooLarge(max);
   }
-}
-
-/**
- * The checkpoints after an edit that the splice keeps: all when the edit kept
- * the text's length, else the first and last `MOVED_CHECKPOINTS` (each moved
- * costs a copy of its reading's last window: ~6 ms on a 20 MB log, a dozen at
- * every key typed), so an edit near it or at the file's end reads from close.
- */
-function keptAfter(checkpoints: readonly Checkpoint[], unmoved: boolean): Checkpoint[] {
-  const n = MOVED_CHECKPOINTS;
-  return unmoved || checkpoints.length <= 2 * n ? [...checkpoints] : [...checkpoints.slice(0, n), ...checkpoints.slice(-n)];
-}
-
-/**
- * Which checkpoint to drop: of those between the first and the last two, the
- * one whose neighbours are closest (the earliest of equals), so the gap its
- * removal leaves is the smallest and the checkpoints stay spread over the text.
- * The gaps so left are at most twice the text over the candidates' count.
- */
-function closestBetween(checkpoints: readonly Checkpoint[]): number {
-  let [best, gap] = [1, Infinity];
-  for (let i = 1; i < checkpoints.length - 2; i++) {
-    const around = (checkpoints[i + 1]?.fed ?? 0) - (checkpoints[i - 1]?.fed ?? 0);
-    if (around < gap) [best, gap] = [i, around];
-  }
-  return best;
-}
-
-/** The UTF-8 bytes before offset `end` of `text` (asked at increasing offsets), after `before` bytes ahead of it. */
-function checkpointBytes(text: string, before: number): (end: number) => number {
-  let [at, bytes] = [0, before];
-  return (end) => {
-    bytes += Buffer.byteLength(text.slice(at, end), 'utf8');
-    at = end;
-    return bytes;
-  };
 }

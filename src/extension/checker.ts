@@ -59,6 +59,13 @@ export class Checker implements vscode.Disposable {
     const { follower, version, editedAt } = follow;
     const from = follower.prepare(request, version, editedAt);
     if (from === 'rewound') this.stats.rewound++;
+    const report = await this.read(request, thresholdBytes, follower, from, version);
+    // What a re-check after an edit left for later (core/follow.ts `settle`), done once its report is out.
+    if (from === 'rewound') setImmediate(() => follower.settle());
+    return report;
+  }
+
+  private read(request: TranscriptRequest, thresholdBytes: number, follower: DocumentFollower, from: ReturnType<DocumentFollower['prepare']>, version: number): Report | Promise<Report | undefined> {
     if (request.text.length - follower.position < thresholdBytes) {
       this.stats[from === 'appended' ? 'followed' : 'inline']++;
       return follower.read(request, version);

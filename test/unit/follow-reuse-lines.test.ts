@@ -172,6 +172,32 @@ describe('the checkpoints after an edit that moved the text', () => {
   });
 });
 
+describe('the checkpoints a splice keeps', () => {
+  it('are made when a later edit reads from one, or the follower settles, not by the re-check that kept them', () => {
+    let text = generated('anthropic', 60, 2);
+    const splices = { count: 0 };
+    const follower = new Follower('log.jsonl', { keepRewrites: true, tokens: false, rewindable: true, adapter: counting(adapterFor('anthropic')!, [], splices) });
+    follower.read(text);
+    const full = () => checkTranscript({ file: 'log.jsonl', text }, { keepRewrites: true, tokens: false });
+    const change = changeOf(text, 'enter in a string', 0.3)!;
+    text = applied(text, change);
+    assert.ok(follower.rewind(change.from, [change]));
+    assert.deepEqual(follower.append(text.slice(follower.position)), full());
+    assert.equal(splices.count, 1, 'the re-check spliced its reading, not the checkpoints after the edit');
+    follower.settle();
+    const settled = splices.count;
+    assert.ok(settled > 1, 'settled: the checkpoints after the edit spliced');
+    follower.settle();
+    assert.equal(splices.count, settled, 'each once');
+    // An edit of the last line reads from one of them (made), and gives a full check's report.
+    const last = changeOf(text, 'a word typed', 0.9999)!;
+    text = applied(text, last);
+    assert.ok(follower.rewind(last.from, [last]));
+    assert.ok(last.from - follower.position <= 160 * 1024, `read again from ${follower.position}, the edit at ${last.from}`);
+    assert.deepEqual(follower.append(text.slice(follower.position)), full());
+  });
+});
+
 describe('in the editor', () => {
   it('Enter pressed in a line and removed, a line deleted and pasted back: each re-check is a full check\'s, the later steps kept (moved, not read again)', () => {
     let text = generated('openai-chat', 40, 3);
