@@ -38,7 +38,6 @@ export type { TextChange } from './follow-reuse';
 /** The characters a format is sniffed from (`headOf`). */
 const HEAD_CHARS = 64 * 1024;
 
-
 export interface FollowOptions extends CheckOptions {
   /**
    * Stop reading at the line that takes the text past this many UTF-8 bytes,
@@ -68,7 +67,6 @@ export interface Reading {
   /** What it noted at each line end, to be kept after an edit (follow-reuse.ts `mark`); shared with its checkpoints, each up to its lines. */
   marks?: number[] | undefined;
 }
-
 
 /** A copy of a reading that goes on independently of it, with `starts` as its line index. */
 function forkReading(reading: Reading, starts: LineIndex): Reading {
@@ -303,7 +301,6 @@ export class Follower {
     frozen.run.journal = reading.run.journal;
     return { fed, fedBytes, lines: frozen.lines, reading: () => frozen, lineStarts: reading.starts.lineStarts().length, held };
   }
-
 
   /** One line through the checks `checkTranscript` makes on its input, then the reader; a stop is said once. */
   private readLine(reading: Reading, reader: LineReader, line: SourceLine): void {
