@@ -68,7 +68,7 @@ export function trimCheckpoints(checkpoints: Checkpoint[]): void {
 }
 
 /** `make()`, made when first asked (then `make` and what it holds are let go). */
-export function once<T>(make: () => T): () => T {
+export function lazily<T>(make: () => T): () => T {
   let [pending, value] = [make as (() => T) | undefined, undefined as T];
   return () => {
     if (pending) [value, pending] = [pending(), undefined];

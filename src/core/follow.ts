@@ -31,7 +31,7 @@ import { UsageScanner } from './usage';
 import { SummaryMemo } from './session';
 import { firstLineOf } from './formats/common';
 import { unsliced } from './json/parse';
-import { checkpointBytes, checkpointDue, keptAfter, once, trimCheckpoints, type Checkpoint } from './checkpoints';
+import { checkpointBytes, checkpointDue, keptAfter, lazily, trimCheckpoints, type Checkpoint } from './checkpoints';
 import { converged, mark, pastReuse, planReuse, resumedMarks, startMarks, type Reuse, type TextChange } from './follow-reuse';
 export type { TextChange } from './follow-reuse';
 
@@ -270,7 +270,7 @@ export class Follower {
     // The old checkpoints after the line, spliced too when a later edit further down reads from one of them
     // (nothing splicing reads from the new reading is changed after: its parts are forked or copied).
     const after = later.filter((c) => c.lines > splice.line + 1).map((c) => {
-      const reading = once(() => {
+      const reading = lazily(() => {
         const old = c.reading();
         return old && splice.of(old);
       });
