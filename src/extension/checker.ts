@@ -29,9 +29,10 @@ export class Checker implements vscode.Disposable {
    * the appended lines read; `sliced`: a large document read in slices between other work;
    * `rewound`: (inline or in slices) read from the checkpoint before an edit, the report before it kept;
    * `cancelled`: worker checks ended before their answer (a tab closed before its document came);
-   * `ahead`: worker checks that ran in a worker started before they were asked.
+   * `ahead`: worker checks that ran in a worker started before they were asked; `settled`: re-checks after an edit
+   * whose kept checkpoints were made after their report (core/follow.ts `settle`).
    */
-  readonly stats = { inline: 0, worker: 0, ahead: 0, followed: 0, sliced: 0, rewound: 0, cancelled: 0, failures: [] as string[] };
+  readonly stats = { inline: 0, worker: 0, ahead: 0, followed: 0, sliced: 0, rewound: 0, settled: 0, cancelled: 0, failures: [] as string[] };
   /**
    * A worker thread started before it is asked (at activation, and again
    * after each worker check ends), its engine loaded: a large file's check
@@ -61,7 +62,7 @@ export class Checker implements vscode.Disposable {
     if (from === 'rewound') this.stats.rewound++;
     const report = await this.read(request, thresholdBytes, follower, from, version);
     // What a re-check after an edit left for later (core/follow.ts `settle`), done once its report is out.
-    if (from === 'rewound') setImmediate(() => follower.settle());
+    if (from === 'rewound') setImmediate(() => (follower.settle(), this.stats.settled++));
     return report;
   }
 

@@ -122,7 +122,7 @@ suite('a 20 MB request log', () => {
     /** An edit, then its re-check: from the checkpoint before it (the document still followed), the findings a full check's. */
     const recheck = async (what: string, change: (b: vscode.TextEditorEdit) => void) => {
       const version = editor.document.version;
-      const rewound = checker.stats.rewound;
+      const [rewound, settled] = [checker.stats.rewound, checker.stats.settled];
       const meter = stallMeter();
       // When VS Code told the extension host of the edit (the extension's listener runs first) and when the report came.
       const at = { changed: 0, reported: 0 };
@@ -138,6 +138,7 @@ suite('a 20 MB request log', () => {
       const [took, roundTrip] = [at.reported - at.changed, at.reported - begun];
       const stall = meter.stop();
       assert.equal(checker.stats.rewound, rewound + 1, `the re-check after ${what} read from the checkpoint before it`);
+      await waitFor(`the checkpoints kept after ${what} made after its report`, () => checker.stats.settled >= settled + 1);
       // The full check of the same text in the same host, least of two: what the re-check would cost without reuse (its baseline).
       const fullCheck = () => checkRequest({ kind: 'transcript', file, text: editor.document.getText(), tokens: 'o200k_base', limits: {} });
       const [expected, full] = [fullCheck(), Math.min(...[0, 1].map(() => timed(fullCheck)))];
