@@ -44,9 +44,9 @@ export interface Checkpoint {
   readonly lines: number;
   /**
    * Its reading: at hand, or for one an edit's splice kept, made when first
-   * asked (a copy of its last window moved by the edit, ~10 ms each on a
-   * 20 MB log, made only when a later edit reads from it). Undefined when it
-   * cannot be made.
+   * asked (a copy of its last window moved by the edit, 6–10 ms each on a
+   * 20 MB log): by `Follower.settle` once the re-check's report is out, or
+   * by the next `rewind`. Undefined when it cannot be made.
    */
   readonly reading: () => Reading | undefined;
   /** How many of `reading.starts` are its own (the index is shared with the reading it was forked from, which adds to it). */
@@ -79,8 +79,8 @@ export function lazily<T>(make: () => T): () => T {
 /**
  * The checkpoints after an edit that the splice keeps: all when the edit kept
  * the text's length, else the first and last `MOVED_CHECKPOINTS` (each moved
- * costs a copy of its reading's last window: ~6 ms on a 20 MB log, a dozen at
- * every key typed), so an edit near it or at the file's end reads from close.
+ * costs a copy of its reading's last window, 6–10 ms on a 20 MB log, made
+ * after each key's re-check), so an edit near it or at the file's end reads from close.
  */
 export function keptAfter(checkpoints: readonly Checkpoint[], unmoved: boolean): Checkpoint[] {
   const n = MOVED_CHECKPOINTS;
